@@ -187,7 +187,8 @@ def _as_number_array(values, dtype_name):
         return values.astype(np.float64), _FloatFormat
     if dtype_name == "bool":
         return values.astype(bool), _IntFormat
-    return values, _IntFormat
+    # Every integer dtype torch prints fits in int64; this also turns float input into ints.
+    return values.astype(np.int64), _IntFormat
 
 
 def _size_and_dtype_suffixes(shape, empty, dtype_name, default_float_name):

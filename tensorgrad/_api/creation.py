@@ -1,0 +1,410 @@
+"""Factories (tensor, zeros, arange, linspace, randn, ...) and the global random generator."""
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from .._device import to_device
+from .._tensor import Tensor, _wrap
+from .._autograd.grad_mode import STATE
+
+REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def _finish(array, dtype=None, device=None, requires_grad=False):
+    """A new leaf over ``array``, placed on ``device``, checked for ``requires_grad``."""
+    if dtype is not None:
+        dtype = _dtype.to_dtype(dtype)
+        if array.dtype != dtype.np:
+            array = array.astype(dtype.np)
+    if requires_grad and _dtype.FROM_NP[array.dtype].kind < _dtype.FLOAT:
+        raise RuntimeError(REQUIRES_GRAD_DTYPE)
+    device = to_device(device)
+    if device is not None and device.type != "cpu":
+        array = jax.device_put(array, device.jax_device())
+    return _wrap(array, requires_grad)
+
+
+def parse_size(size, kw_size=None):
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or ``size=``."""
+    if kw_size is not None:
+        if size:
+            raise TypeError("size given both positionally and as a keyword")
+        size = (kw_size,)
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- from data
+
+def _infer(data):
+    """The dtype PyTorch infers for nested Python data."""
+    kind = -1
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, Tensor):
+            d = x.dtype
+            kind = max(kind, d.kind if d.kind != _dtype.FLOAT or d is _dtype.get_default_dtype() else 9)
+            if d.kind == _dtype.FLOAT and d is not _dtype.get_default_dtype():
+                return d
+        else:
+            kind = max(kind, _dtype.scalar_dtype(x).kind)
+    if kind <= 0:
+        return _dtype.bool_ if kind == 0 else _dtype.get_default_dtype()
+    return (_dtype.bool_, _dtype.int64, _dtype.get_default_dtype(), _dtype.default_complex())[kind]
+
+
+def _to_nested(data):
+    if isinstance(data, Tensor):
+        return np.asarray(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_to_nested(x) for x in data]
+    return data
+
+
+def _check_ragged(data, where="sequence"):
+    if isinstance(data, (list, tuple)):
+        lens = {len(x) if isinstance(x, (list, tuple)) else -1 for x in data}
+        if len(lens) > 1:
+            raise ValueError(f"expected sequence of length {max(lens)} at dim 1 (got {min(lens)})")
+        for x in data:
+            _check_ragged(x)
+
+
+def as_array(data, dtype=None):
+    """A jax array for Python data, numpy arrays or Tensors, with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        arr = data._data
+        return arr if dtype is None else arr.astype(dtype.np)
+    if isinstance(data, (np.ndarray, np.generic)):
+        d = dtype or _dtype.from_np(data.dtype)
+        return jnp.asarray(np.asarray(data, dtype=d.np))
+    if isinstance(data, jax.Array):
+        return data if dtype is None else data.astype(dtype.np)
+    if not isinstance(data, (list, tuple, int, float, bool, complex)):
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    _check_ragged(data)
+    d = dtype or _infer(data)
+    return jnp.asarray(np.array(_to_nested(data), dtype=d.np))
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+    dtype = None if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(as_array(data, dtype), None, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, without copying when it already is one of the right dtype."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is _dtype.to_dtype(dtype)) and device is None:
+        return data
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(arr):
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    return _finish(jnp.asarray(arr), _dtype.from_np(arr.dtype))
+
+
+def legacy_constructor(cls, *args, dtype=None, device=None, requires_grad=False):
+    """``Tensor(data)`` / ``Tensor(2, 3)`` / ``FloatTensor(...)``: float by default."""
+    dtype = dtype or _dtype.get_default_dtype()
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and not (
+            isinstance(args[0], (list, tuple)) and all(isinstance(a, int) for a in args[0]) and False):
+        t = _finish(as_array(args[0], dtype), None, device, requires_grad)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]
+    else:
+        t = _finish(jnp.zeros(parse_size(args), dtype.np), None, device, requires_grad)
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t
+
+
+def _typed_constructor(dtype):
+    class Legacy(type):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, Tensor) and obj.dtype is dtype
+
+    def construct(*args, device=None):
+        if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+            return _finish(as_array(args[0], dtype), None, device)
+        return _finish(jnp.zeros(parse_size(args), dtype.np), None, device)
+    name = dtype.legacy
+    return Legacy(name, (), {"__new__": lambda cls, *a, **k: construct(*a, **k)})
+
+
+FloatTensor = _typed_constructor(_dtype.float32)
+DoubleTensor = _typed_constructor(_dtype.float64)
+HalfTensor = _typed_constructor(_dtype.float16)
+LongTensor = _typed_constructor(_dtype.int64)
+IntTensor = _typed_constructor(_dtype.int32)
+ShortTensor = _typed_constructor(_dtype.int16)
+CharTensor = _typed_constructor(_dtype.int8)
+ByteTensor = _typed_constructor(_dtype.uint8)
+BoolTensor = _typed_constructor(_dtype.bool_)
+
+
+# ---------------------------------------------------------------- filled
+
+def _filled(fill, size, dtype, device, requires_grad, kw_size=None):
+    shape = parse_size(size, kw_size)
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(jnp.full(shape, fill, d.np), None, device, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, size_=None, **kw):
+    return _filled(0, size, dtype, device, requires_grad, kw.get("size"))
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
+    return _filled(1, size, dtype, device, requires_grad, kw.get("size"))
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None, **kw):
+    return _filled(0, size, dtype, device, requires_grad, kw.get("size"))
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled(fill_value, (size,) if not isinstance(size, int) else (size,), dtype, device, requires_grad)
+
+
+def _like(fn):
+    def like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+        return fn(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                  requires_grad=requires_grad)
+    like.__name__ = fn.__name__ + "_like"
+    return like
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(jnp.eye(n, n if m is None else m, dtype=d.np), None, device, requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; each is ``start + i*step``
+    computed in double and rounded once, as PyTorch does."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        d = _dtype.get_default_dtype() if is_float else _dtype.int64
+    else:
+        d = _dtype.to_dtype(dtype)
+    n = max(0, math.ceil((end - start) / step))
+    values = start + np.arange(n, dtype=np.float64) * step if d.kind >= _dtype.FLOAT else \
+        start + np.arange(n, dtype=np.int64) * step
+    return _finish(jnp.asarray(np.asarray(values).astype(d.np)), None, device, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` values from ``start`` to ``end``, with PyTorch's symmetric formula (the first half
+    counts up from ``start``, the second half down from ``end``)."""
+    start, end = _num(start), _num(end)
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:
+        values = np.array([start], dtype=np.float64)
+    elif steps == 0:
+        values = np.zeros(0)
+    else:
+        step = (end - start) / (steps - 1)
+        if d.kind >= _dtype.FLOAT:
+            step = float(np.asarray(step, dtype=d.np if d is not _dtype.bfloat16 else np.float32))
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        values = np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+    if d.kind < _dtype.FLOAT:
+        values = np.trunc(values)
+    return _finish(jnp.asarray(values.astype(d.np)), None, device, requires_grad)
+
+
+# ---------------------------------------------------------------- random
+
+class Generator:
+    """A seedable random stream over a jax PRNG key; each draw splits the key.
+
+    Streams are reproducible under ``manual_seed`` but are not PyTorch's bit for bit.
+    """
+
+    def __init__(self, device="cpu"):
+        self.device = to_device(device)
+        self.manual_seed(67280421310721)
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        self._seed = seed
+        self._key = jax.random.PRNGKey(seed & 0xFFFFFFFFFFFFFFFF)
+        return self
+
+    def seed(self):
+        return self.manual_seed(int.from_bytes(np.random.bytes(8), "little") >> 1)._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return Tensor(np.asarray(jax.random.key_data(self._key)).astype(np.int64).tolist(), dtype=_dtype.int64) \
+            if False else _wrap(jnp.asarray(self._key).astype(jnp.int64))
+
+    def set_state(self, state):
+        self._key = state._data.astype(jnp.uint32)
+        return self
+
+    def next_key(self):
+        self._key, sub = jax.random.split(self._key)
+        return sub
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Reseed the global generator; returns it."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _key(generator):
+    return (generator or default_generator).next_key()
+
+
+def _float_dtype(dtype):
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    return d
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kw):
+    d = _float_dtype(dtype)
+    arr = jax.random.uniform(_key(generator), parse_size(size, kw.get("size")), d.np)
+    return _finish(arr, None, device, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kw):
+    d = _float_dtype(dtype)
+    arr = jax.random.normal(_key(generator), parse_size(size, kw.get("size")), d.np)
+    return _finish(arr, None, device, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    arr = jax.random.randint(_key(generator), parse_size((size,)), low, high, jnp.int64).astype(d.np)
+    return _finish(arr, None, device, requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(jax.random.permutation(_key(generator), n).astype(d.np), None, device, requires_grad)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise tensor mean/std."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        shape = jnp.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
+        ref = mean if isinstance(mean, Tensor) else std
+        z = jax.random.normal(_key(generator), shape, ref._data.dtype)
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        return _finish(m + s * z)
+    d = _float_dtype(dtype)
+    z = jax.random.normal(_key(generator), parse_size((size,)), d.np)
+    return _finish(mean + std * z, d, device, requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    probs = input._data if p is None else jnp.full(input._data.shape, p, input._data.dtype)
+    return _finish(jax.random.bernoulli(_key(generator), probs).astype(input._data.dtype))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    probs = input._data
+    logits = jnp.log(probs)
+    if replacement:
+        out = jax.random.categorical(_key(generator), logits, shape=(num_samples,) + probs.shape[:-1])
+        out = jnp.moveaxis(out, 0, -1)
+    else:
+        g = jax.random.gumbel(_key(generator), probs.shape)
+        out = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
+    return _finish(out.astype(jnp.int64))

@@ -1,0 +1,586 @@
+"""Torch-level math: arithmetic with PyTorch's promotion, unary functions, reductions, products."""
+
+import builtins
+import collections
+
+import numpy as np
+
+from .. import _dtype
+from .._ops import elementwise as E
+from .._ops import linalg as L
+from .._ops import reduction as R
+from .._tensor import Tensor, apply, _wrap_dim
+from .creation import tensor as _tensor_factory
+
+__all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'atan2', 'arctan2', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'isclose', 'allclose', 'equal', 'isnan', 'isinf', 'isfinite', 'neg', 'negative', 'abs', 'absolute', 'square', 'sign', 'floor', 'ceil', 'trunc', 'fix', 'frac', 'relu', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'rsqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'sigmoid', 'reciprocal', 'erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'round', 'clamp', 'clip', 'clamp_min', 'clamp_max', 'where', 'sum', 'nansum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'all', 'any', 'norm', 'logsumexp', 'cumsum', 'var', 'std', 'dot', 'inner', 'mv', 'mm', 'bmm', 'matmul', 'outer', 'ger', 'addmm']
+
+_NUMBERS = (int, float, bool, complex, np.number, np.bool_)
+
+
+def as_operand(x):
+    """Tensors and Python numbers pass; numpy arrays and lists become tensors."""
+    if isinstance(x, Tensor) or isinstance(x, _NUMBERS):
+        return x.item() if isinstance(x, np.generic) else x
+    if x is None:
+        raise TypeError("unsupported operand type: 'NoneType'")
+    try:
+        return _tensor_factory(x)
+    except TypeError:
+        raise TypeError(f"unsupported operand type: '{type(x).__name__}'") from None
+
+
+def result_type(*operands):
+    """PyTorch's promoted dtype of tensors and Python numbers."""
+    dims = []
+    zeros = []
+    scalars = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            arr = x._data
+            (dims if arr.ndim else zeros).append(_dtype.FROM_NP[arr.dtype])
+        elif x is not None:
+            scalars.append(_dtype.scalar_dtype(x).kind)
+    return _dtype.result_type3(tuple(dims), tuple(zeros), tuple(scalars))
+
+
+def _binary(op, a, b, **cfg):
+    a = as_operand(a)
+    b = as_operand(b)
+    d = result_type(a, b)
+    return apply(op, (a, b), (d.np,) + tuple(cfg.values()))
+
+
+def _float_of(d):
+    return d if d.kind >= _dtype.FLOAT else _dtype.get_default_dtype()
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def add(input, other, *, alpha=1, out=None):
+    a, b = as_operand(input), as_operand(other)
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    d = result_type(a, b)
+    return apply(E.add, (a, b), (d.np, alpha))
+
+
+def sub(input, other, *, alpha=1, out=None):
+    a, b = as_operand(input), as_operand(other)
+    d = result_type(a, b)
+    if d is _dtype.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if not isinstance(a, Tensor):
+        return apply(E.rsub, (b, a), (d.np, alpha))
+    return apply(E.sub, (a, b), (d.np, alpha))
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    d = result_type(input, other)
+    return apply(E.rsub, (input, other), (d.np, alpha))
+
+
+def mul(input, other, *, out=None):
+    a, b = as_operand(input), as_operand(other)
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    return apply(E.mul, (a, b), (result_type(a, b).np,))
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    a, b = as_operand(input), as_operand(other)
+    d = result_type(a, b)
+    if rounding_mode is None:
+        d = _float_of(d)
+        if not isinstance(a, Tensor):
+            # PyTorch computes number / tensor as reciprocal(tensor) * number
+            return mul(reciprocal(b if b.dtype is d else b.to(d)), a)
+        return apply(E.div, (a, b), (d.np,))
+    if rounding_mode == "floor":
+        op = E.div_floor
+    elif rounding_mode == "trunc":
+        op = E.div_trunc
+    else:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    if not isinstance(a, Tensor):
+        a = _tensor_factory(a, dtype=d)
+    return apply(op, (a, b), (d.np,))
+
+
+divide = div
+true_divide = div
+
+
+def floor_divide(input, other, *, out=None):
+    return div(input, other, rounding_mode="floor")
+
+
+def remainder(input, other, *, out=None):
+    a, b = as_operand(input), as_operand(other)
+    if not isinstance(a, Tensor):
+        a = _tensor_factory(a)
+    return _binary(E.remainder, a, b)
+
+
+def pow(input, exponent, *, out=None):
+    a, b = as_operand(input), as_operand(exponent)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _binary(E.pow_tensor, a, b)
+    if isinstance(a, Tensor):
+        d = result_type(a, b)
+        if d.kind == _dtype.INT and isinstance(b, int) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return apply(E.pow_scalar, (a, b), (d.np,))
+    d = result_type(a, b)
+    return apply(E.pow_scalar_base, (b, a), (d.np,))
+
+
+def maximum(input, other, *, out=None):
+    return _binary(E.maximum, input, other)
+
+
+def minimum(input, other, *, out=None):
+    return _binary(E.minimum, input, other)
+
+
+def atan2(input, other, *, out=None):
+    a, b = as_operand(input), as_operand(other)
+    d = _float_of(result_type(a, b))
+    return apply(E.atan2, (a, b), (d.np,))
+
+
+arctan2 = atan2
+
+
+# ---------------------------------------------------------------- comparisons and logic
+
+def _compare(op):
+    def compare(input, other, *, out=None):
+        a, b = as_operand(input), as_operand(other)
+        if not isinstance(a, Tensor):
+            a = _tensor_factory(a)
+        return apply(op, (a, b), (result_type(a, b).np,))
+    compare.__name__ = op.name
+    return compare
+
+
+eq = _compare(E.eq)
+ne = _compare(E.ne)
+lt = _compare(E.lt)
+le = _compare(E.le)
+gt = _compare(E.gt)
+ge = _compare(E.ge)
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and = _compare(E.logical_and)
+logical_or = _compare(E.logical_or)
+logical_xor = _compare(E.logical_xor)
+
+
+def _bitwise(op):
+    def bitwise(input, other, *, out=None):
+        d = result_type(input, other)
+        if d.kind > _dtype.INT:
+            raise RuntimeError(f"\"{op.name}_cpu\" not implemented for '{d.c_name}'")
+        return apply(op, (input, other), (d.np,))
+    bitwise.__name__ = op.name
+    return bitwise
+
+
+bitwise_and = _bitwise(E.bitwise_and)
+bitwise_or = _bitwise(E.bitwise_or)
+bitwise_xor = _bitwise(E.bitwise_xor)
+
+
+def logical_not(input, *, out=None):
+    return apply(E.logical_not, (input,))
+
+
+def bitwise_not(input, *, out=None):
+    if input.dtype.kind > _dtype.INT:
+        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{input.dtype.c_name}'")
+    return apply(E.bitwise_not, (input,))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return apply(E.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other):
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(eq(input, other).all())
+
+
+def isnan(input):
+    return apply(E.isnan, (input,))
+
+
+def isinf(input):
+    return apply(E.isinf, (input,))
+
+
+def isfinite(input):
+    return apply(E.isfinite, (input,))
+
+
+# ---------------------------------------------------------------- unary
+
+def _unary_float(op):
+    """A unary function that computes in floating point (integers promote to the default float)."""
+    def unary(input, *, out=None):
+        return apply(op, (input,), (_float_of(input.dtype).np,))
+    unary.__name__ = op.name
+    return unary
+
+
+def _unary_same(op):
+    """A unary function that keeps the input dtype."""
+    def unary(input, *, out=None):
+        return apply(op, (input,), (input.dtype.np,))
+    unary.__name__ = op.name
+    return unary
+
+
+neg = _unary_same(E.neg)
+negative = neg
+abs = _unary_same(E.abs_)
+absolute = abs
+square = _unary_same(E.square)
+sign = _unary_same(E.sign)
+floor = _unary_same(E.floor)
+ceil = _unary_same(E.ceil)
+trunc = _unary_same(E.trunc)
+fix = trunc
+frac = _unary_same(E.frac)
+relu = _unary_same(E.relu)
+exp = _unary_float(E.exp)
+exp2 = _unary_float(E.exp2)
+expm1 = _unary_float(E.expm1)
+log = _unary_float(E.log)
+log2 = _unary_float(E.log2)
+log10 = _unary_float(E.log10)
+log1p = _unary_float(E.log1p)
+sqrt = _unary_float(E.sqrt)
+rsqrt = _unary_float(E.rsqrt)
+sin = _unary_float(E.sin)
+cos = _unary_float(E.cos)
+tan = _unary_float(E.tan)
+asin = _unary_float(E.asin)
+acos = _unary_float(E.acos)
+atan = _unary_float(E.atan)
+arcsin, arccos, arctan = asin, acos, atan
+sinh = _unary_float(E.sinh)
+cosh = _unary_float(E.cosh)
+tanh = _unary_float(E.tanh)
+asinh = _unary_float(E.asinh)
+acosh = _unary_float(E.acosh)
+atanh = _unary_float(E.atanh)
+sigmoid = _unary_float(E.sigmoid)
+reciprocal = _unary_float(E.reciprocal)
+erf = _unary_float(E.erf)
+erfc = _unary_float(E.erfc)
+erfinv = _unary_float(E.erfinv)
+lgamma = _unary_float(E.lgamma)
+digamma = _unary_float(E.digamma)
+
+
+def round(input, *, decimals=0, out=None):
+    return apply(E.round_, (input,), (input.dtype.np, decimals))
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    """Clamp into ``[min, max]``; the gradient is 1 on the closed interval, as in PyTorch."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = where(out < min, min, out) if not isinstance(min, Tensor) else maximum(out, min)
+        if max is not None:
+            out = minimum(out, max) if isinstance(max, Tensor) else where(out > max, max, out)
+        return out
+    d = result_type(input, *(v for v in (min, max) if v is not None))
+    return apply(E.clamp, (input, min, max), (d.np,))
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """``where(c, x, y)`` picks from x where c is true; ``where(c)`` is ``nonzero(c, as_tuple=True)``."""
+    if input is None and other is None:
+        from .shape import nonzero
+        return nonzero(condition, as_tuple=True)
+    a, b = as_operand(input), as_operand(other)
+    if condition.dtype is not _dtype.bool_:
+        if condition.dtype is _dtype.uint8:
+            condition = condition.to(_dtype.bool_)
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.c_name}")
+    return apply(E.where, (condition, a, b), (result_type(a, b).np,))
+
+
+# ---------------------------------------------------------------- reductions
+
+def _dims(dim, ndim):
+    """Normalize ``dim`` (int, tuple, list or None) to a sorted tuple of non-negative axes."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = []
+    for d in dim:
+        d = _wrap_dim(int(d), ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(out)
+
+
+def _sum_dtype(d, dtype):
+    if dtype is not None:
+        return _dtype.to_dtype(dtype)
+    return _dtype.int64 if d.kind <= _dtype.INT else d
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    d = _sum_dtype(input.dtype, dtype)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim == 0):
+        return apply(R.sum_all, (input,), (d.np,))
+    return apply(R.sum_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+    if d.kind < _dtype.FLOAT:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+            f"dtype. Got: {d.c_name}")
+    if dim is None:
+        return apply(R.mean_all, (input,), (d.np,))
+    return apply(R.mean_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    d = _sum_dtype(input.dtype, dtype)
+    if dim is None:
+        return apply(R.prod, (input,), (d.np,))
+    return apply(R.prod_dim, (input,), (_wrap_dim(dim, input.ndim), keepdim, d.np))
+
+
+_ReturnTypes = {}
+
+
+def _named(name, fields=("values", "indices")):
+    cls = _ReturnTypes.get(name)
+    if cls is None:
+        base = collections.namedtuple(name, fields)
+
+        class Result(base):
+            __slots__ = ()
+
+            def __repr__(self):
+                inner = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+                return f"torch.return_types.{name}(\n{inner})"
+        Result.__name__ = Result.__qualname__ = name
+        cls = _ReturnTypes[name] = Result
+    return cls
+
+
+def _extreme(op_all, op_dim, binary, name):
+    def extreme(input, dim=None, keepdim=False, *, out=None):
+        if isinstance(dim, Tensor):
+            return binary(input, dim)
+        if dim is None:
+            if input.numel() == 0:
+                raise RuntimeError(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                    "reduction dim with the 'dim' argument.")
+            return apply(op_all, (input,))
+        dim = _wrap_dim(dim, input.ndim)
+        values, indices = apply(op_dim, (input,), (dim, keepdim))
+        return _named(name)(values, indices)
+    extreme.__name__ = name
+    return extreme
+
+
+max = _extreme(R.max_all, R.max_dim, maximum, "max")
+min = _extreme(R.min_all, R.min_dim, minimum, "min")
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    dims = _dims(dim, input.ndim) if dim != () else None
+    return apply(R.amax, (input,), (dims, keepdim))
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    dims = _dims(dim, input.ndim) if dim != () else None
+    return apply(R.amin, (input,), (dims, keepdim))
+
+
+def argmax(input, dim=None, keepdim=False):
+    return apply(R.argmax, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
+
+
+def argmin(input, dim=None, keepdim=False):
+    return apply(R.argmin, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    return apply(R.all_, (input,), (_dims(dim, input.ndim), keepdim))
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    return apply(R.any_, (input,), (_dims(dim, input.ndim), keepdim))
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The vector norm over all elements or ``dim`` (``"fro"`` is the 2-norm)."""
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("nuclear norm is provided by linalg.matrix_norm")
+    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+    if d.kind < _dtype.FLOAT:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {d.c_name}")
+    return apply(R.vector_norm, (input,), (float(p), _dims(dim, input.ndim), keepdim, d.to_real().np))
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    return apply(R.logsumexp, (input,), (_dims(dim, input.ndim), keepdim))
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    d = _sum_dtype(input.dtype, dtype)
+    return apply(R.cumsum, (input,), (_wrap_dim(dim, input.ndim), d.np))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    return apply(R.var, (input,), (_dims(dim, input.ndim), _correction(unbiased, correction), keepdim))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    return apply(R.std, (input,), (_dims(dim, input.ndim), _correction(unbiased, correction), keepdim))
+
+
+# ---------------------------------------------------------------- products
+
+def _same_dtype(name, a, b, what="vectors"):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{name} : expected both {what} to have same dtype, but found {a.dtype.c_name} and {b.dtype.c_name}")
+
+
+def dot(input, other, *, out=None):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    _same_dtype("dot", input, other)
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] to have "
+            "the same number of elements, but got {input.shape[0]} and {other.shape[0]} elements respectively")
+    return apply(L.dot, (input, other))
+
+
+inner = dot
+
+
+def mv(input, vec, *, out=None):
+    _check_mm(input, vec, "mv")
+    return apply(L.mv, (input, vec))
+
+
+def _check_mm(a, b, name):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.c_name} != {b.dtype.c_name}")
+    if a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
+        if name == "mv":
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
+
+
+def mm(input, mat2, *, out=None):
+    if input.ndim != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm(input, mat2, "mm")
+    return apply(L.mm, (input, mat2))
+
+
+def bmm(input, mat2, *, out=None):
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+    _check_mm(input, mat2, "bmm")
+    return apply(L.bmm, (input, mat2))
+
+
+def matmul(input, other, *, out=None):
+    """Matrix product with numpy's rules, naming its node as PyTorch does for each case."""
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return mv(a, b)
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        _check_mm(a.unsqueeze(0), b, "mm")
+        return apply(L.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.c_name} != {b.dtype.c_name}")
+    ka = a.shape[-1]
+    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if ka != kb:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {ka}] but got: "
+            f"[{b.shape[0]}, {kb}].")
+    if a.ndim == 3 and b.ndim == 3 and a.shape[0] == b.shape[0]:
+        return bmm(a, b)
+    return apply(L.matmul, (a, b))
+
+
+def outer(input, vec2):
+    return apply(L.outer, (input, vec2))
+
+
+ger = outer
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    _check_mm(mat1, mat2, "mm")
+    return apply(L.addmm, (input, mat1, mat2), (beta, alpha))

@@ -1,0 +1,1 @@
+"""The autograd engine: grad modes, graph nodes and the backward pass (private)."""

@@ -1,0 +1,225 @@
+"""The backward engine: an iterative walk of the graph in dependency order.
+
+Gradients flow as jax arrays, or as Tensors when ``create_graph`` asks for a differentiable
+backward. The engine never names an op: an OpNode's backward is its op's compiled VJP, and
+the graph-building parts it needs (wrapping arrays for hooks, recording a backward as an op)
+come from the caller as a ``GraphOps``.
+"""
+
+import heapq
+
+import jax
+import jax.numpy as jnp
+
+from .grad_mode import STATE
+from .node import AccumulateGrad
+
+
+@jax.jit
+def _add(a, b):
+    return a + b
+
+
+class GraphOps:
+    """What the engine needs from the Tensor layer (given by the caller, to keep imports one-way).
+
+    wrap(array) -> Tensor; unwrap(Tensor) -> array; replay(node, grads) -> recorded grads
+    (create_graph); add(a, b) for Tensors; version_error(node, entry) -> RuntimeError.
+    """
+
+    def __init__(self, wrap, replay, add, version_error):
+        self.wrap = wrap
+        self.replay = replay
+        self.add = add
+        self.version_error = version_error
+
+
+def _call_tensor_hooks(node, grads, gops, create_graph):
+    for nr, hooks in node._tensor_pre.items():
+        if grads[nr] is None or not hooks:
+            continue
+        g = grads[nr] if create_graph else gops.wrap(grads[nr])
+        for fn in list(hooks.values()):
+            new = fn(g)
+            if new is not None:
+                if tuple(new.shape) != tuple(g.shape):
+                    name = getattr(fn, "__name__", repr(fn))
+                    raise RuntimeError(f"hook '{name}' has changed the size of value")
+                g = new
+        grads[nr] = g if create_graph else g._data
+
+
+def _wrap_tuple(grads, gops, create_graph):
+    if create_graph:
+        return tuple(grads)
+    return tuple(None if g is None else gops.wrap(g) for g in grads)
+
+
+def _unwrap_tuple(grads, create_graph):
+    if create_graph:
+        return list(grads)
+    return [None if g is None else g._data for g in grads]
+
+
+def _run_pre_hooks(node, grads, gops, create_graph):
+    for fn in list(node._pre.values()):
+        new = fn(_wrap_tuple(grads, gops, create_graph))
+        if new is not None:
+            grads = _unwrap_tuple(new, create_graph)
+    return grads
+
+
+def _run_post_hooks(node, grad_inputs, grads, gops, create_graph):
+    for fn in list(node._post.values()):
+        new = fn(_wrap_tuple(grad_inputs, gops, create_graph), _wrap_tuple(grads, gops, create_graph))
+        if new is not None:
+            grad_inputs = _unwrap_tuple(new, create_graph)
+    return grad_inputs
+
+
+def _topological(roots, deps):
+    """Nodes reachable from roots, parents before children (Kahn's order)."""
+    remaining = dict(deps)
+    order = []
+    stack = [n for n in roots if remaining.get(n, 0) == 0]
+    seen = set(stack)
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for child, _ in n._next:
+            if child is None:
+                continue
+            remaining[child] -= 1
+            if remaining[child] == 0 and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return order
+
+
+def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
+                 capture=None, accumulate=True):
+    """Propagate ``root_grads`` from ``root_edges`` through the graph.
+
+    Arguments:
+      root_edges: ``[(node, output_nr), ...]``; root_grads: matching arrays (or Tensors).
+      capture: optional ``{(node, output_nr): slot}``; the gradient arriving there (after
+        tensor hooks) is returned in that slot and the walk goes no further on its account.
+      accumulate: write into leaves' ``.grad`` (False for ``autograd.grad``).
+
+    Returns:
+      the captured gradients, a list (None where nothing arrived).
+    """
+    deps = {}
+    roots = []
+    for node, _ in root_edges:
+        if node is not None and node not in deps:
+            deps[node] = 0
+            roots.append(node)
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        for child, _ in n._next:
+            if child is None:
+                continue
+            if child in deps:
+                deps[child] += 1
+            else:
+                deps[child] = 1
+                stack.append(child)
+
+    needed = None
+    captured = None
+    if capture is not None:
+        captured = [None] * (max(capture.values()) + 1 if capture else 0)
+        targets = {n for n, _ in capture}
+        needed = set()
+        for n in reversed(_topological(roots, deps)):
+            if any(c in needed or c in targets for c, _ in n._next if c is not None):
+                needed.add(n)
+
+    buffers = {}
+    for (node, nr), g in zip(root_edges, root_grads):
+        if node is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._num_outputs()
+        buf[nr] = g if buf[nr] is None else (gops.add(buf[nr], g) if create_graph else _add(buf[nr], g))
+
+    ready = [(-n._seq, n) for n in roots if deps[n] == 0]
+    heapq.heapify(ready)
+    prev_grad_mode = STATE.grad
+    STATE.grad = bool(create_graph)
+    try:
+        while ready:
+            _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            grad_inputs = None
+            if grads is not None:
+                grad_inputs = _process(node, grads, create_graph, gops, capture, captured,
+                                       needed, accumulate)
+            if not retain_graph:
+                node._release()
+            for i, (child, nr) in enumerate(node._next):
+                if child is None:
+                    continue
+                g = None if grad_inputs is None else grad_inputs[i]
+                if g is not None:
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child._num_outputs()
+                    if buf[nr] is None:
+                        buf[nr] = g
+                    else:
+                        buf[nr] = gops.add(buf[nr], g) if create_graph else _add(buf[nr], g)
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, (-child._seq, child))
+    finally:
+        STATE.grad = prev_grad_mode
+    return captured
+
+
+def _process(node, grads, create_graph, gops, capture, captured, needed, accumulate):
+    """Run one node: tensor hooks, retain_grad, capture, pre-hooks, the node, post-hooks."""
+    if node._tensor_pre:
+        _call_tensor_hooks(node, grads, gops, create_graph)
+    if node._retain and accumulate:
+        for nr, ref in node._retain.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                t._accumulate_grad(grads[nr], create_graph, retained=True)
+    if capture is not None:
+        for nr in range(len(grads)):
+            slot = capture.get((node, nr))
+            if slot is not None and grads[nr] is not None:
+                captured[slot] = grads[nr] if captured[slot] is None else (
+                    gops.add(captured[slot], grads[nr]) if create_graph else _add(captured[slot], grads[nr]))
+        if node not in needed:
+            return None
+    if node._pre:
+        grads = _run_pre_hooks(node, grads, gops, create_graph)
+    if type(node) is AccumulateGrad:
+        if accumulate:
+            var = node.variable
+            if var is not None and grads[0] is not None:
+                var._accumulate_grad(grads[0], create_graph)
+                if var._post_acc:
+                    for fn in list(var._post_acc.values()):
+                        if fn(var) is not None:
+                            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        if node._post:
+            _run_post_hooks(node, [], grads, gops, create_graph)
+        return None
+    if any(g is not None for g in grads):
+        grad_inputs = node._apply(grads, create_graph, gops)
+    else:
+        grad_inputs = [None] * len(node._next)
+    if node._post:
+        grad_inputs = _run_post_hooks(node, grad_inputs, grads, gops, create_graph)
+    if STATE.anomaly and STATE.anomaly_check_nan and not create_graph:
+        for i, g in enumerate(grad_inputs):
+            if g is not None and bool(jnp.isnan(g).any()):
+                raise RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {i}th output.")
+    return grad_inputs
+

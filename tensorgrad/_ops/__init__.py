@@ -1,0 +1,1 @@
+"""Ops as pure functions of jax arrays, registered with their metadata (private)."""

@@ -1,0 +1,54 @@
+"""Shape ops that copy: concatenation, stacking, advanced indexing, flips, repeats."""
+
+import jax.numpy as jnp
+
+from .registry import op
+
+
+@op("cat", saves="none")
+def cat(*xs, dim, dtype):
+    return jnp.concatenate([x.astype(dtype) for x in xs], axis=dim)
+
+
+@op("stack", saves="none")
+def stack(*xs, dim, dtype):
+    return jnp.stack([x.astype(dtype) for x in xs], axis=dim)
+
+
+@op("index", saves="none", no_slot=(1,), scalar_slots=False)
+def index(x, indices, *, spec):
+    """Advanced indexing: ``spec`` says where each array in ``indices`` goes among basic parts."""
+    return x[_build_key(spec, indices)]
+
+
+def _build_key(spec, indices):
+    key = []
+    it = iter(indices)
+    for part in spec:
+        key.append(next(it) if part == "array" else part)
+    return tuple(key)
+
+
+@op("index_put", grad_fn="IndexPutBackward0", saves="none", no_slot=(1,))
+def index_put(x, indices, value, *, spec, accumulate):
+    key = _build_key(spec, indices)
+    value = jnp.asarray(value, x.dtype)
+    if accumulate:
+        return x.at[key].add(value)
+    return x.at[key].set(value)
+
+
+@op("reshape_copy", grad_fn="UnsafeViewBackward0", saves="none")
+def reshape_copy(x, *, shape):
+    return jnp.reshape(x, shape)
+
+
+@op("flip", saves="none")
+def flip(x, *, dims):
+    return jnp.flip(x, dims)
+
+
+@op("repeat", saves="none")
+def repeat(x, *, repeats):
+    extra = len(repeats) - x.ndim
+    return jnp.tile(x.reshape((1,) * extra + x.shape), repeats)

@@ -1,0 +1,116 @@
+"""View ops: outputs that alias their input's storage.
+
+Dynamic indices (``select``'s index, ``slice``'s start) are positional arguments, so a loop
+over ``x[i]`` compiles once, not once per ``i``.
+"""
+
+import jax.numpy as jnp
+from jax import lax
+
+from .registry import op
+from .._storage import _compose, _scatter
+
+
+@op("select", is_view=True, saves="none", scalar_slots=False)
+def select(x, index, *, dim):
+    return lax.dynamic_index_in_dim(x, index, dim, keepdims=False)
+
+
+@op("slice", is_view=True, saves="none", scalar_slots=False)
+def slice_(x, start, *, dim, length, step):
+    if length == 0:
+        return lax.slice_in_dim(x, 0, 0, 1, dim)
+    span = lax.dynamic_slice_in_dim(x, start, (length - 1) * step + 1, dim)
+    return lax.slice_in_dim(span, 0, None, step, dim) if step != 1 else span
+
+
+@op("unsqueeze", is_view=True, saves="none")
+def unsqueeze(x, *, dim):
+    return jnp.expand_dims(x, dim)
+
+
+@op("squeeze", is_view=True, saves="none")
+def squeeze(x):
+    return jnp.squeeze(x)
+
+
+@op("squeeze_dim", grad_fn="SqueezeBackward1", is_view=True, saves="none")
+def squeeze_dim(x, *, dims):
+    return jnp.squeeze(x, dims)
+
+
+@op("squeeze_dims", grad_fn="SqueezeBackward2", is_view=True, saves="none")
+def squeeze_dims(x, *, dims):
+    return jnp.squeeze(x, dims)
+
+
+@op("transpose", is_view=True, saves="none")
+def transpose(x, *, dim0, dim1):
+    return jnp.swapaxes(x, dim0, dim1)
+
+
+@op("t", grad_fn="TBackward0", is_view=True, saves="none")
+def t(x):
+    return x.T
+
+
+@op("permute", is_view=True, saves="none")
+def permute(x, *, dims):
+    return jnp.transpose(x, dims)
+
+
+@op("expand", is_view=True, saves="none")
+def expand(x, *, shape):
+    return jnp.broadcast_to(x, shape)
+
+
+@op("view", is_view=True, saves="none")
+def view(x, *, shape):
+    return jnp.reshape(x, shape)
+
+
+@op("diagonal", is_view=True, saves="none")
+def diagonal(x, *, offset, dim1, dim2):
+    return jnp.diagonal(x, offset, dim1, dim2)
+
+
+@op("alias", is_view=True, saves="none")
+def alias(x):
+    return x
+
+
+@op("unbind", is_view=True, saves="none")
+def unbind(x, *, dim):
+    return tuple(jnp.moveaxis(x, dim, 0))
+
+
+@op("split", is_view=True, saves="none")
+def split(x, *, sizes, dim):
+    bounds = []
+    acc = 0
+    for s in sizes[:-1]:
+        acc += s
+        bounds.append(acc)
+    return tuple(jnp.split(x, bounds, axis=dim))
+
+
+@op("split_with_sizes", grad_fn="SplitWithSizesBackward0", is_view=True, saves="none")
+def split_with_sizes(x, *, sizes, dim):
+    return split.fn(x, sizes=sizes, dim=dim)
+
+
+@op("as_strided", grad_fn="AsStridedBackward0", is_view=True, saves="none", scalar_slots=False)
+def as_strided_view(base, dyns, *, steps):
+    """A view rebuilt from its base after the base was written in place."""
+    return _compose(steps, base, dyns)
+
+
+@op("copy_slices", grad_fn="CopySlices", saves="none", scalar_slots=False)
+def copy_slices(base, value, dyns, *, steps):
+    """The base after writing ``value`` into the view that ``steps`` selects."""
+    return _scatter(steps, base, dyns, value)
+
+
+@op("copy", grad_fn="CopyBackwards", saves="none")
+def alias_copy(x):
+    return x

@@ -1,0 +1,854 @@
+"""The Tensor: a mutable, aliasing handle on jax arrays that records PyTorch's graph.
+
+This file holds the Tensor's state and its autograd attributes, and the dispatch path every
+op call takes (``apply``), including views and in-place write-back. The torch-level functions
+and most methods live in ``tensorgrad/_api`` and are attached to Tensor there.
+"""
+
+import weakref
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtype
+from . import _device
+from ._autograd.grad_mode import STATE
+from ._autograd.node import AccumulateGrad, OpNode, node_class
+from ._autograd import engine
+from ._hooks import RemovableHandle
+from ._ops.registry import OpDef, vjp_call
+from ._ops import views as _views
+from ._storage import Cell, VersionCounter, reader, writer
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+
+class Tensor:
+    """A multi-dimensional array with PyTorch's autograd: ``requires_grad``, ``grad_fn``,
+    ``backward()``, ``grad``, views and in-place ops.
+
+    >>> import tensorgrad as torch
+    >>> x = torch.tensor([1., 2.], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    # Class-level defaults keep construction cheap: an op output sets only what differs.
+    _view = None        # (steps, dyns): from the cell's array to this tensor's value
+    _vcache = None      # this view's value at cell generation _vgen
+    _vgen = -1
+    _base = None        # the autograd base of a view
+    _rel = None         # (steps, dyns): from the base's value to this view's value
+    _base_fn = None     # the base's grad_fn when this view's history was last built
+    _grad_fn = None
+    _output_nr = 0
+    _rg = False         # requires_grad
+    _grad = None
+    _vc = None          # own version counter (``.data`` aliases); None: the cell counts
+    _acc = None         # this leaf's AccumulateGrad node
+    _retains = False
+    _post_acc = None
+    _inference = False
+    _nograd_view = False
+    _multi_view = None  # "Unbind"/"Split": outputs of multi-view functions can't be written
+    _is_param = False
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        return LEGACY_CONSTRUCTOR(cls, *args, **kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ------------------------------------------------------------------ storage
+    @property
+    def _data(self):
+        """The current jax array (recomputed for a view whose storage was written)."""
+        view = self._view
+        if view is None:
+            return self._cell.value
+        cell = self._cell
+        if self._vgen != cell.gen:
+            self._vcache = reader(view[0])(cell.value, view[1])
+            self._vgen = cell.gen
+        return self._vcache
+
+    @property
+    def _version(self):
+        return (self._vc or self._cell).version
+
+    def _bump(self):
+        (self._vc or self._cell).version += 1
+
+    def _write(self, value):
+        """Store ``value`` (this tensor's shape and dtype) into the storage."""
+        cell = self._cell
+        view = self._view
+        if view is None:
+            cell.value = value
+        else:
+            cell.value = writer(view[0])(cell.value, view[1], value)
+            self._vcache = value
+            self._vgen = cell.gen + 1
+        cell.gen += 1
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        shape = self._data.shape
+        if dim is None:
+            return Size(shape)
+        return shape[_wrap_dim(dim, len(shape))]
+
+    @property
+    def dtype(self):
+        return _dtype.FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return _device.of_array(self._data)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def ndimension(self):
+        return self._data.ndim
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def is_floating_point(self):
+        return self.dtype.kind == _dtype.FLOAT
+
+    def is_complex(self):
+        return self.dtype.kind == _dtype.COMPLEX
+
+    def is_inference(self):
+        return self._inference
+
+    def __len__(self):
+        shape = self._data.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __hash__(self):
+        return id(self)
+
+    # ------------------------------------------------------------------ autograd attributes
+    @property
+    def requires_grad(self):
+        if self._base is not None:
+            self._sync_view()
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if not isinstance(value, bool):
+            raise TypeError(f"requires_grad must be a bool, not {type(value).__name__}")
+        if not self.is_leaf:
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if value and self.dtype.kind < _dtype.FLOAT:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = value
+
+    def requires_grad_(self, requires_grad=True):
+        if not self.is_leaf:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self.dtype.kind < _dtype.FLOAT:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._base is not None:
+            self._sync_view()
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_TYPE[value.dtype.name]}' to a tensor with "
+                    f"grad_dtype '{self.dtype.c_name}'. The gradient must match the tensor's grad_dtype (defaults "
+                    "to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
+                    "or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+                    "and its gradient may break downstream systems that assume they match.")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains
+
+    def retain_grad(self):
+        """Keep this non-leaf's gradient in ``.grad`` after backward."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains:
+            return
+        self._retains = True
+        self._grad_fn._register_retain(self._output_nr, weakref.ref(self))
+
+    def _edge(self):
+        """``(node, output_nr)`` through which gradient reaches this tensor."""
+        if self._base is not None:
+            self._sync_view()
+        fn = self._grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        if self._rg:
+            acc = self._acc
+            if acc is None:
+                acc = self._acc = AccumulateGrad(weakref.ref(self))
+            return (acc, 0)
+        return (None, 0)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor or None`` runs when this tensor's gradient is computed."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node, nr = self._edge()
+        return node._register_tensor_hook(nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor) -> None`` runs after a backward wrote this leaf's ``.grad``."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc is None:
+            self._post_acc = {}
+        return RemovableHandle(self._post_acc, hook)
+
+    def _accumulate_grad(self, g, create_graph, retained=False):
+        """Add a backward's gradient into ``.grad`` (in place, as PyTorch)."""
+        if create_graph:
+            if self._grad is None:
+                self._grad = g
+            else:
+                self._grad = self._grad + g
+            return
+        if g.dtype != self._data.dtype:
+            g = g.astype(self._data.dtype)
+        old = self._grad
+        if old is None:
+            self._grad = _wrap(g)
+        elif old._grad_fn is not None or old._rg:
+            self._grad = old + _wrap(g)
+        else:
+            old._write(engine._add(old._data, g))
+            old._bump()
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
+        run_backward((self,), None if gradient is None else (gradient,), retain_graph,
+                     create_graph, inputs)
+
+    # ------------------------------------------------------------------ detach and data
+    def detach(self):
+        """A tensor sharing storage and version counter, cut from the graph."""
+        t = object.__new__(Tensor)
+        t._cell = self._cell
+        t._vc = self._vc
+        if self._view is not None:
+            t._view = self._view
+        return t
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+                "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+                "torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._rg = False
+        return self
+
+    @property
+    def data(self):
+        """A tensor sharing storage but with its own version counter (edits are untracked)."""
+        t = self.detach()
+        t._vc = VersionCounter()
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._cell = Cell(value._data)
+        self._view = None
+        self._vcache = None
+
+    def __repr__(self, *, tensor_contents=None):
+        return REPR(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 or (spec and self.numel() == 1):
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def item(self):
+        arr = self._data
+        if arr.size != 1:
+            raise RuntimeError(f"a Tensor with {arr.size} elements cannot be converted to Scalar")
+        return np.asarray(arr).reshape(()).item()
+
+    def tolist(self):
+        return np.asarray(self._data).tolist()
+
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return np.asarray(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self._data)
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __jax_array__(self):
+        return self._data
+
+    def jax(self):
+        """The current jax array (no copy)."""
+        return self._data
+
+    def _scalar(self, kind):
+        arr = self._data
+        if arr.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return kind(np.asarray(arr).reshape(()).item())
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __bool__(self):
+        arr = self._data
+        if arr.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(np.asarray(arr).reshape(()).item())
+
+    def __index__(self):
+        if self.dtype.kind > _dtype.INT or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return self._scalar(int)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __reversed__(self):
+        return iter(self.flip(0).unbind(0)) if self._data.ndim else self
+
+    def __contains__(self, element):
+        return bool((self == element).any())
+
+    def __deepcopy__(self, memo):
+        t = _wrap(self._data, self._rg and self.is_leaf)
+        if self._grad is not None:
+            t._grad = _wrap(self._grad._data)
+        memo[id(self)] = t
+        return t
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (np.asarray(self._data), self._rg and self.is_leaf))
+
+    # ------------------------------------------------------------------ views
+    def _sync_view(self):
+        """Rebuild a view's history after its base was written in place (AsStridedBackward0)."""
+        base = self._base
+        if base._grad_fn is self._base_fn and (base._rg == self._rg or self._grad_fn is not None):
+            return
+        self._base_fn = base._grad_fn
+        if not base._rg:
+            return
+        if not STATE.grad and self._grad_fn is not None:
+            return
+        steps, dyns = self._rel
+        out = apply(_views.as_strided_view, (base, dyns), (steps,), _view_result=False)
+        self._grad_fn = out._grad_fn
+        self._output_nr = 0
+        self._rg = True
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``torch.Size([3, 4])``."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+_C_TYPE = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+           "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+           "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
+
+
+def _rebuild(array, requires_grad):
+    return _wrap(jnp.asarray(array), requires_grad)
+
+
+def _wrap_dim(dim, ndim):
+    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def _wrap(array, requires_grad=False):
+    """A new leaf Tensor over ``array``."""
+    t = object.__new__(Tensor)
+    t._cell = Cell(array)
+    if requires_grad:
+        t._rg = True
+    if STATE.inference:
+        t._inference = True
+    return t
+
+
+# Set by the layers above (the legacy constructor and the printer need the factories).
+LEGACY_CONSTRUCTOR = None
+REPR = None
+
+
+# ====================================================================== dispatch
+
+_NUMBER = (int, float, complex, np.number, np.bool_)
+
+
+def _kind(arr):
+    return _dtype.FROM_NP[arr.dtype].kind >= _dtype.FLOAT
+
+
+def apply(op, args, cfg=(), *, _view_result=True):
+    """Run ``op`` on ``args`` (Tensors, Python numbers, jax arrays) and wrap the result.
+
+    Records a node when grad mode is on and a Tensor argument requires grad; a view op's
+    result shares its input's storage.
+    """
+    arrays = []
+    record = False
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._base is not None:
+                a._sync_view()
+            arrays.append(a._data)
+            if a._rg:
+                record = True
+        else:
+            arrays.append(a)
+    record = record and STATE.grad and op.differentiable
+    if record:
+        return _record(op, args, arrays, cfg, _view_result)
+    out = op.forward(cfg)(*arrays)
+    if type(out) is tuple:
+        return tuple(_make_output(op, args, arrays, cfg, o, k, None, _view_result) for k, o in enumerate(out))
+    return _make_output(op, args, arrays, cfg, out, None, None, _view_result)
+
+
+def _make_output(op, args, arrays, cfg, out, k, node, view_result):
+    t = object.__new__(Tensor)
+    if op.is_view and view_result:
+        src = args[0]
+        t._cell = cell = src._cell
+        if src._vc is not None:
+            t._vc = src._vc
+        step = ((op, cfg, k),)
+        dyn = (tuple(arrays[1:]),)
+        if src._view is None:
+            t._view = (step, dyn)
+        else:
+            t._view = (src._view[0] + step, src._view[1] + dyn)
+        t._vcache = out
+        t._vgen = cell.gen
+        base = src._base
+        if base is None:
+            t._base = src
+            t._rel = (step, dyn)
+        else:
+            t._base = base
+            t._rel = (src._rel[0] + step, src._rel[1] + dyn)
+        t._base_fn = t._base._grad_fn
+        if k is not None:
+            t._multi_view = op.grad_fn.replace("Backward0", "")
+        if not STATE.grad:
+            t._nograd_view = True
+    else:
+        t._cell = Cell(out)
+    if node is not None and _kind(out):
+        t._grad_fn = node
+        t._rg = True
+        if k is not None:
+            t._output_nr = k
+    if STATE.inference:
+        t._inference = True
+    return t
+
+
+def _record(op, args, arrays, cfg, view_result):
+    edges = []
+    mask = []
+    edge_pos = []
+    saved = [] if op.saves == "inputs" else None
+    no_slot = op.no_slot
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if i in no_slot:
+                mask.append(False)
+                continue
+            if a._inference and op.saves != "none":
+                raise RuntimeError(
+                    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                    "inference mode in computation tracked by autograd. To work around this, you can make a "
+                    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+                    "of `torch.inference_mode()`.")
+            if a._rg:
+                edge_pos.append(len(edges))
+                edges.append(a._edge())
+                mask.append(True)
+            else:
+                edges.append((None, 0))
+                mask.append(False)
+            if saved is not None:
+                holder = a._vc or a._cell
+                saved.append((a, holder, holder.version))
+        else:
+            mask.append(False)
+            if op.scalar_slots and isinstance(a, _NUMBER):
+                edges.append((None, 0))
+    out = op.forward(cfg)(*arrays)
+    multi = type(out) is tuple
+    avals = tuple((o.shape, o.dtype) for o in out) if multi else None
+    node = node_class(op.grad_fn)(tuple(edges), op, cfg, tuple(arrays), tuple(mask), tuple(edge_pos), avals)
+    if saved:
+        node.saved = tuple(saved)
+    if STATE.anomaly:
+        import traceback
+        node._trace = traceback.format_stack()[:-3]
+    if multi:
+        result = tuple(_make_output(op, args, arrays, cfg, o, k, node, view_result) for k, o in enumerate(out))
+        outs = result
+    else:
+        result = _make_output(op, args, arrays, cfg, out, None, node, view_result)
+        outs = (result,)
+    if op.saves == "output":
+        node.out_checks = tuple((k, o._cell, 0) for k, o in enumerate(outs) if o._rg)
+    return result
+
+
+# ---------------------------------------------------------------------- in-place
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+    "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def check_inplace(target):
+    """Raise PyTorch's error if writing ``target`` in place is not allowed (before any change)."""
+    if target._inference and not STATE.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+            "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+            "for more details.")
+    if not STATE.grad:
+        return
+    base = target._base
+    if base is None:
+        if target._rg and target._grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE)
+        return
+    if base._rg and base._grad_fn is None:
+        raise RuntimeError(VIEW_LEAF_INPLACE)
+    if target._multi_view is not None:
+        raise RuntimeError(
+            f"Output {target._output_nr} of {target._multi_view} is a view and is being modified inplace. "
+            "This view is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace operation by "
+            "an out-of-place one.")
+    if target._nograd_view and (base._rg or target._rg):
+        raise RuntimeError(NO_GRAD_VIEW)
+
+
+def commit_inplace(target, new):
+    """Make ``new`` (a Tensor of target's shape and dtype) the value of ``target``.
+
+    Writes the storage, bumps the version and rebases the history: the written tensor takes
+    ``new``'s node; a view's base takes a CopySlices node and the view is rebuilt from it.
+    """
+    base = target._base
+    if not STATE.grad or not (new._rg or target._rg or (base is not None and base._rg)):
+        target._write(new._data)
+        target._bump()
+        return target
+    if base is None:
+        target._write(new._data)
+        target._bump()
+        target._grad_fn = new._grad_fn
+        target._output_nr = new._output_nr
+        target._rg = new._rg
+        if new._grad_fn is None and new._rg:
+            # writing a leaf's value into a plain tensor: connect through an identity node
+            ident = apply(_views.alias_copy, (new,))
+            target._grad_fn = ident._grad_fn
+        return target
+    steps, dyns = target._rel
+    new_base = apply(_views.copy_slices, (base, new, dyns), (steps,))
+    base._write(new_base._data)
+    base._bump()
+    base._grad_fn = new_base._grad_fn
+    base._output_nr = 0
+    base._rg = True
+    target._vcache = new._data
+    target._vgen = target._cell.gen
+    target._base_fn = None
+    target._rg = True
+    target._sync_view()
+    return target
+
+
+# ---------------------------------------------------------------------- backward
+
+def _version_error(node, entry):
+    first = entry[0]
+    if isinstance(first, Tensor):
+        arr = first._data
+        fn = first._grad_fn
+        which = "" if fn is None else f", which is output {first._output_nr} of {fn.name().replace('Backward', '')},"
+    else:
+        arr = node.primals[0] if node.primals else None
+        shape, dt = node.avals[first] if node.avals else (None, None)
+        which = f", which is output {first} of {node.name().replace('Backward', '')},"
+        arr = None
+    if arr is not None:
+        shape, dt = arr.shape, arr.dtype
+    legacy = _dtype.FROM_NP[np.dtype(dt)].legacy if dt is not None else "FloatTensor"
+    if shape is None and isinstance(first, int):
+        shape = ()
+    return RuntimeError(
+        f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[torch.{legacy} {list(shape) if shape is not None else []}]{which} is at version {entry[1].version}; "
+        f"expected version {entry[2]} instead. Hint: enable anomaly detection to find the operation that "
+        f"failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _backward_op(node):
+    """The node's backward as a recordable op (create_graph): grads of the VJP are again VJPs."""
+    key = (node.op, node.cfg, node.mask)
+    bop = _BACKWARD_OPS.get(key)
+    if bop is None:
+        n = len(node.mask)
+        fwd = node.op.bind(node.cfg)
+        mask = node.mask
+
+        def backward_fn(*args):
+            return tuple(vjp_call(fwd, mask, args[:n], args[n] if len(args) == n + 1 else args[n:]))
+
+        bop = OpDef(node.op.name + "_backward", backward_fn, node.op.grad_fn + "Backward", scalar_slots=False)
+        _BACKWARD_OPS[key] = bop
+    return bop
+
+
+_BACKWARD_OPS = {}
+
+
+def _replay(node, grads):
+    """Apply the node's VJP as recorded tensorgrad ops on its saved inputs (create_graph)."""
+    primals = list(node.primals)
+    tensor_idx = 0
+    for i, m in enumerate(node.mask):
+        if m:
+            edge = node._next[node.edge_pos[tensor_idx]]
+            tensor_idx += 1
+            fn, nr = edge
+            if isinstance(fn, AccumulateGrad) and fn.variable is not None:
+                primals[i] = fn.variable
+            else:
+                t = _wrap(primals[i])
+                t._grad_fn = fn
+                t._output_nr = nr
+                t._rg = True
+                primals[i] = t
+    if node.avals is None:
+        cts = [grads[0] if grads[0] is not None else None]
+    else:
+        cts = list(grads)
+    out = apply(_backward_op(node), tuple(primals) + tuple(cts))
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _tensor_add(a, b):
+    return a + b
+
+
+GRAPH_OPS = engine.GraphOps(wrap=_wrap, replay=_replay, add=_tensor_add, version_error=_version_error)
+
+
+def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, *, allow_unused=True):
+    """``autograd.backward``: validate roots and gradients, then run the engine."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter "
+            "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+            "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+            "of your parameters to None after use to break the cycle and avoid the leak. (Triggered "
+            "internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)", UserWarning, stacklevel=3)
+    edges, grads = make_roots(tensors, grad_tensors, create_graph)
+    capture = None
+    targets = None
+    if inputs is not None:
+        if isinstance(inputs, Tensor):
+            inputs = (inputs,)
+        inputs = tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        targets = inputs
+        capture = {}
+        for i, t in enumerate(inputs):
+            capture[t._edge()] = i
+    captured = engine.run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
+                                   gops=GRAPH_OPS, capture=capture, accumulate=capture is None)
+    if targets is not None:
+        for t, g in zip(targets, captured):
+            if g is not None:
+                t._accumulate_grad(g, create_graph)
+
+
+def make_roots(tensors, grad_tensors, create_graph):
+    """Root edges and their gradients, with PyTorch's checks on both."""
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    tensors = tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    grad_tensors = tuple(grad_tensors)
+    edges = []
+    grads = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t.dtype.kind == _dtype.COMPLEX:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
+            g = jnp.ones(t._data.shape, t._data.dtype)
+            if create_graph:
+                g = _wrap(g)
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape "
+                    f"of {t.shape}.")
+            if g.dtype.kind == _dtype.COMPLEX and t.dtype.kind != _dtype.COMPLEX:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                    f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype "
+                    f"of {t.dtype}.")
+            if not create_graph:
+                g = g._data.astype(t._data.dtype)
+        edges.append(t._edge())
+        grads.append(g)
+    return edges, grads

@@ -1,0 +1,3 @@
+"""``tensorgrad.autograd.graph``: the Node base class."""
+
+from .._autograd.node import Node as Node

@@ -1,0 +1,3 @@
+"""``tensorgrad.utils``."""
+
+from . import hooks as hooks

@@ -1,0 +1,3 @@
+"""``tensorgrad.utils.hooks``."""
+
+from .._hooks import RemovableHandle as RemovableHandle
