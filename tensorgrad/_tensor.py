@@ -603,8 +603,7 @@ def _record(op, args, arrays, cfg, view_result):
                 edges.append((None, 0))
                 mask.append(False)
             if saved is not None:
-                holder = a._vc or a._cell
-                saved.append((a, holder, holder.version))
+                saved.append(a)
         else:
             mask.append(False)
             if op.scalar_slots and isinstance(a, _NUMBER):
@@ -614,7 +613,7 @@ def _record(op, args, arrays, cfg, view_result):
     avals = tuple((o.shape, o.dtype) for o in out) if multi else None
     node = node_class(op.grad_fn)(tuple(edges), op, cfg, tuple(arrays), tuple(mask), tuple(edge_pos), avals)
     if saved:
-        node.saved = tuple(saved)
+        node.saved = _saved_entries(saved)
     if STATE.anomaly:
         import traceback
         node._trace = traceback.format_stack()[:-3]
@@ -627,6 +626,27 @@ def _record(op, args, arrays, cfg, view_result):
     if op.saves == "output":
         node.out_checks = tuple((k, o._cell, 0) for k, o in enumerate(outs) if o._rg)
     return result
+
+
+def _saved_entries(tensors):
+    """Version-check entries for the inputs a backward needs.
+
+    As in PyTorch's binary formulas, an input is needed when another input requires grad
+    (``x * c`` keeps ``c`` for x's gradient, and keeps ``x`` only if ``c`` requires grad);
+    a lone input is needed for its own gradient.
+    """
+    if len(tensors) == 1:
+        t = tensors[0]
+        holder = t._vc or t._cell
+        return ((t, holder, holder.version),)
+    entries = []
+    for i, t in enumerate(tensors):
+        for j, other in enumerate(tensors):
+            if j != i and other._rg:
+                holder = t._vc or t._cell
+                entries.append((t, holder, holder.version))
+                break
+    return tuple(entries)
 
 
 # ---------------------------------------------------------------------- in-place
@@ -666,6 +686,14 @@ def check_inplace(target):
         raise RuntimeError(NO_GRAD_VIEW)
 
 
+def _forget_old_self(node, target):
+    """The in-place op's own node keeps target's old value as an immutable array (PyTorch
+    keeps a clone of the original self), so it never checks target's version."""
+    if isinstance(node, OpNode) and node.saved:
+        holder = target._vc or target._cell
+        node.saved = tuple(entry for entry in node.saved if entry[1] is not holder) or None
+
+
 def commit_inplace(target, new):
     """Make ``new`` (a Tensor of target's shape and dtype) the value of ``target``.
 
@@ -680,6 +708,7 @@ def commit_inplace(target, new):
     if base is None:
         target._write(new._data)
         target._bump()
+        _forget_old_self(new._grad_fn, target)
         target._grad_fn = new._grad_fn
         target._output_nr = new._output_nr
         target._rg = new._rg
@@ -705,16 +734,25 @@ def commit_inplace(target, new):
 
 # ---------------------------------------------------------------------- backward
 
+def _short_name(node):
+    """PyTorch's node name in version errors: ``SigmoidBackward0`` -> ``Sigmoid``, ``PowBackward1`` -> ``Pow1``."""
+    name = node.name()
+    if "Backward" not in name:
+        return name
+    head, _, tail = name.partition("Backward")
+    return head + ("" if tail == "0" else tail)
+
+
 def _version_error(node, entry):
     first = entry[0]
     if isinstance(first, Tensor):
         arr = first._data
         fn = first._grad_fn
-        which = "" if fn is None else f", which is output {first._output_nr} of {fn.name().replace('Backward', '')},"
+        which = "" if fn is None else f", which is output {first._output_nr} of {_short_name(fn)},"
     else:
         arr = node.primals[0] if node.primals else None
         shape, dt = node.avals[first] if node.avals else (None, None)
-        which = f", which is output {first} of {node.name().replace('Backward', '')},"
+        which = f", which is output {first} of {_short_name(node)},"
         arr = None
     if arr is not None:
         shape, dt = arr.shape, arr.dtype

@@ -178,7 +178,19 @@ def _unary(name, fn, saves="inputs", grad_fn=None):
 
 
 neg = _unary("neg", jnp.negative, saves="none")
-abs_ = _unary("abs", jnp.abs)
+@jax.custom_jvp
+def _abs(x):
+    return jnp.abs(x)
+
+
+@_abs.defjvp
+def _abs_jvp(primals, tangents):
+    # PyTorch's gradient of abs at 0 is 0 (JAX's is 1)
+    (x,), (t,) = primals, tangents
+    return jnp.abs(x), jnp.sign(x) * t
+
+
+abs_ = _unary("abs", lambda x: _abs(x) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.abs(x))
 exp = _unary("exp", jnp.exp, saves="output")
 exp2 = _unary("exp2", jnp.exp2, saves="output")
 expm1 = _unary("expm1", jnp.expm1, saves="output")
