@@ -5,6 +5,7 @@ op call takes (``apply``), including views and in-place write-back. The torch-le
 and most methods live in ``tensorgrad/_api`` and are attached to Tensor there.
 """
 
+import math
 import weakref
 import warnings
 
@@ -509,8 +510,35 @@ REPR = None
 _NUMBER = (int, float, complex, np.number, np.bool_)
 
 
+_SCALAR_ARRAY_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
+_SCALAR_ARRAYS = {}
+
+
+def _scalar_array(value):
+    """A cached 0-d device array for a Python number.
+
+    Ops that take numbers as operands cast them to the promoted dtype inside the kernel, so a
+    0-d array of the number's own type carries the exact value; passing a cached array to a
+    compiled call is cheaper than converting the number on every call.
+    """
+    key = (value, type(value), value == 0 and math.copysign(1.0, value) < 0)
+    arr = _SCALAR_ARRAYS.get(key)
+    if arr is None:
+        try:
+            arr = jnp.asarray(value, _SCALAR_ARRAY_TYPES[type(value)])
+        except OverflowError:
+            return value
+        if len(_SCALAR_ARRAYS) > 4096:
+            _SCALAR_ARRAYS.clear()
+        _SCALAR_ARRAYS[key] = arr
+    return arr
+
+
+_FLOAT_KIND = {d.np: d.kind >= _dtype.FLOAT for d in _dtype.ALL}
+
+
 def _kind(arr):
-    return _dtype.FROM_NP[arr.dtype].kind >= _dtype.FLOAT
+    return _FLOAT_KIND[arr.dtype]
 
 
 def apply(op, args, cfg=(), *, _view_result=True):
@@ -521,6 +549,7 @@ def apply(op, args, cfg=(), *, _view_result=True):
     """
     arrays = []
     record = False
+    scalars_as_arrays = op.scalar_slots
     for a in args:
         if isinstance(a, Tensor):
             if a._base is not None:
@@ -528,12 +557,20 @@ def apply(op, args, cfg=(), *, _view_result=True):
             arrays.append(a._data)
             if a._rg:
                 record = True
+        elif scalars_as_arrays and type(a) in _SCALAR_ARRAY_TYPES:
+            arrays.append(_scalar_array(a))
         else:
             arrays.append(a)
-    record = record and STATE.grad and op.differentiable
-    if record:
+    if record and STATE.grad and op.differentiable:
         return _record(op, args, arrays, cfg, _view_result)
-    out = op.forward(cfg)(*arrays)
+    fwd = op._fwd.get(cfg)
+    out = (fwd or op.forward(cfg))(*arrays)
+    if type(out) is not tuple and not op.is_view:
+        t = object.__new__(Tensor)
+        t._cell = Cell(out)
+        if STATE.inference:
+            t._inference = True
+        return t
     if type(out) is tuple:
         return tuple(_make_output(op, args, arrays, cfg, o, k, None, _view_result) for k, o in enumerate(out))
     return _make_output(op, args, arrays, cfg, out, None, None, _view_result)
@@ -608,15 +645,30 @@ def _record(op, args, arrays, cfg, view_result):
             mask.append(False)
             if op.scalar_slots and isinstance(a, _NUMBER):
                 edges.append((None, 0))
-    out = op.forward(cfg)(*arrays)
+    fwd = op._fwd.get(cfg)
+    out = (fwd or op.forward(cfg))(*arrays)
     multi = type(out) is tuple
     avals = tuple((o.shape, o.dtype) for o in out) if multi else None
-    node = node_class(op.grad_fn)(tuple(edges), op, cfg, tuple(arrays), tuple(mask), tuple(edge_pos), avals)
+    cls = op.node_cls
+    if cls is None:
+        cls = op.node_cls = node_class(op.grad_fn)
+    node = cls(tuple(edges), op, cfg, arrays, tuple(mask), tuple(edge_pos), avals)
     if saved:
         node.saved = _saved_entries(saved)
     if STATE.anomaly:
         import traceback
         node._trace = traceback.format_stack()[:-3]
+    if not multi and not op.is_view:
+        t = object.__new__(Tensor)
+        t._cell = Cell(out)
+        if _FLOAT_KIND.get(out.dtype):
+            t._grad_fn = node
+            t._rg = True
+            if op.saves == "output":
+                node.out_checks = ((0, t._cell, 0),)
+        if STATE.inference:
+            t._inference = True
+        return t
     if multi:
         result = tuple(_make_output(op, args, arrays, cfg, o, k, node, view_result) for k, o in enumerate(out))
         outs = result
@@ -850,6 +902,18 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, *, a
                 t._accumulate_grad(g, create_graph)
 
 
+_ONES = {}
+
+
+def _ones(shape, dtype):
+    """A cached array of ones: the implicit gradient of a scalar output."""
+    key = (shape, dtype)
+    arr = _ONES.get(key)
+    if arr is None:
+        arr = _ONES[key] = jnp.ones(shape, dtype)
+    return arr
+
+
 def make_roots(tensors, grad_tensors, create_graph):
     """Root edges and their gradients, with PyTorch's checks on both."""
     if isinstance(tensors, Tensor):
@@ -870,7 +934,7 @@ def make_roots(tensors, grad_tensors, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.kind == _dtype.COMPLEX:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
-            g = jnp.ones(t._data.shape, t._data.dtype)
+            g = _ones(t._data.shape, t._data.dtype)
             if create_graph:
                 g = _wrap(g)
         else:

@@ -191,7 +191,6 @@ Tensor.__itruediv__ = I.INPLACE["div"]
 Tensor.__ifloordiv__ = I.INPLACE["floor_divide"]
 Tensor.__imod__ = I.INPLACE["remainder"]
 Tensor.__ipow__ = I.INPLACE["pow"]
-Tensor.__imatmul__ = I.inplace_of(M.matmul)
 Tensor.__iand__ = I.INPLACE["bitwise_and"]
 Tensor.__ior__ = I.INPLACE["bitwise_or"]
 Tensor.__ixor__ = I.INPLACE["bitwise_xor"]

@@ -150,7 +150,7 @@ def expand(input, *sizes):
     shape = tuple(input.shape)
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
+            f"expand(torch.{input.dtype.legacy}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     out = []
@@ -527,15 +527,16 @@ def _value_tensor(value, like):
 
 
 def _broadcast_value(value, shape, what):
+    """PyTorch's setitem ``copy_to``: drop the value's leading 1s, then expand it to ``shape``."""
     vshape = tuple(value.shape)
-    try:
-        out = jnp.broadcast_shapes(vshape, shape)
-    except ValueError:
-        out = None
-    if out != shape:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)}")
-    return value if vshape == shape else expand(value, shape)
+    if vshape == shape:
+        return value
+    stripped = vshape
+    while stripped and stripped[0] == 1:
+        stripped = stripped[1:]
+    if stripped != vshape:
+        value = view(value, stripped)
+    return value if stripped == shape else expand(value, shape)
 
 
 def setitem(input, key, value):
@@ -544,6 +545,7 @@ def setitem(input, key, value):
     if builtins.any(_is_advanced(p) for p in parts):
         spec, arrays = _index_arrays(input, parts)
         check_inplace(input)
+        _index_put_dtype(input, value)
         val = _value_tensor(value, input)
         target_shape = jnp.zeros(input._data.shape, bool)[S._build_key(spec, arrays)].shape
         _broadcast_check(val, target_shape)
@@ -611,7 +613,14 @@ def where(cond, a, b):
     return w(cond, a, b)
 
 
+def _index_put_dtype(input, value):
+    if isinstance(value, Tensor) and value.dtype is not input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
+                           f"for the destination and {value.dtype.c_name} for the source.")
+
+
 def index_put(input, indices, values, accumulate=False):
     spec, arrays = _index_arrays(input, list(indices))
+    _index_put_dtype(input, values)
     val = _value_tensor(values, input)
     return apply(S.index_put, (input, arrays, val), (spec, accumulate))

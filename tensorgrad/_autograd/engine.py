@@ -12,7 +12,8 @@ import jax
 import jax.numpy as jnp
 
 from .grad_mode import STATE
-from .node import AccumulateGrad
+from .node import AccumulateGrad, OpNode
+from .._ops.registry import vjp_call
 
 
 @jax.jit
@@ -146,6 +147,10 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
             buf = buffers[node] = [None] * node._num_outputs()
         buf[nr] = g if buf[nr] is None else (gops.add(buf[nr], g) if create_graph else _add(buf[nr], g))
 
+    if capture is None and not create_graph and not STATE.anomaly:
+        if _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
+            return captured
+
     ready = [(-n._seq, n) for n in roots if deps[n] == 0]
     heapq.heapify(ready)
     prev_grad_mode = STATE.grad
@@ -223,3 +228,108 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
                 raise RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {i}th output.")
     return grad_inputs
 
+
+
+# ---------------------------------------------------------------------- fused backward
+#
+# A training loop builds the same graph every step. The second time a graph of a given
+# structure is backpropagated (and from then on), its whole backward runs as one compiled XLA
+# program instead of one compiled call per node. The structure key holds each node's op,
+# configuration, mask and edges; jit itself specializes on the primals' shapes and dtypes.
+# Graphs with hooks, retained grads, captures or create_graph take the node-by-node path.
+
+_FUSED = {}
+_FUSED_LIMIT = 512
+_FUSED_MAX_NODES = 1000     # bigger graphs would spend longer compiling than running
+
+
+def _structure(order, root_edges):
+    index = {n: i for i, n in enumerate(order)}
+    parts = []
+    for n in order:
+        if n._pre or n._post or n._tensor_pre or n._retain:
+            return None, None
+        if type(n) is AccumulateGrad:
+            var = n.variable
+            if var is None or var._post_acc:
+                return None, None
+            parts.append(None)
+            continue
+        if not isinstance(n, OpNode) or n.freed:
+            return None, None
+        nexts = tuple((-1 if c is None else index[c], nr) for c, nr in n._next)
+        parts.append((n.op, n.cfg, n.mask, n.edge_pos, n.avals is not None, n._num_outputs(), nexts))
+    roots = tuple((index[n], nr) for n, nr in root_edges if n is not None)
+    return (tuple(parts), roots), index
+
+
+def _fused_program(parts, roots):
+    """The whole backward of a graph structure as one function of (primals, root grads)."""
+    def backward(primals, root_grads):
+        bufs = [None] * len(parts)
+        for (i, nr), g in zip(roots, root_grads):
+            part = parts[i]
+            if bufs[i] is None:
+                bufs[i] = [None] * (1 if part is None else part[5])
+            bufs[i][nr] = g if bufs[i][nr] is None else bufs[i][nr] + g
+        leaf_grads = []
+        p = 0
+        for i, part in enumerate(parts):
+            grads = bufs[i]
+            if part is None:
+                leaf_grads.append(None if grads is None else grads[0])
+                continue
+            node_primals = primals[p]
+            p += 1
+            if grads is None or all(g is None for g in grads):
+                continue
+            op, cfg, mask, edge_pos, multi, nout, nexts = part
+            if not any(mask):
+                continue
+            cts = tuple(grads) if multi else grads[0]
+            results = vjp_call(op.bind(cfg), mask, node_primals, cts)
+            for pos, r in zip(edge_pos, results):
+                child, nr = nexts[pos]
+                if child < 0:
+                    continue
+                if bufs[child] is None:
+                    cpart = parts[child]
+                    bufs[child] = [None] * (1 if cpart is None else cpart[5])
+                old = bufs[child][nr]
+                bufs[child][nr] = r if old is None else old + r
+        return leaf_grads
+    return jax.jit(backward)
+
+
+def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
+    if not 3 <= len(deps) <= _FUSED_MAX_NODES:
+        return False
+    order = _topological(roots, deps)
+    key, index = _structure(order, root_edges)
+    if key is None:
+        return False
+    program = _FUSED.get(key)
+    if program is None:
+        if len(_FUSED) >= _FUSED_LIMIT:
+            _FUSED.clear()
+        _FUSED[key] = True          # seen once: compile on the next occurrence
+        return False
+    if program is True:
+        program = _FUSED[key] = _fused_program(*key)
+    primals = []
+    leaves = []
+    for n in order:
+        if type(n) is AccumulateGrad:
+            leaves.append(n)
+        else:
+            n._check_versions(gops)
+            primals.append(n.primals)
+    grads = [g for (n, _), g in zip(root_edges, root_grads) if n is not None]
+    leaf_grads = program(primals, grads)
+    for acc, g in zip(leaves, leaf_grads):
+        if g is not None:
+            acc.variable._accumulate_grad(g, False)
+    if not retain_graph:
+        for n in order:
+            n._release()
+    return True

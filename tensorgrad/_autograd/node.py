@@ -30,18 +30,17 @@ SECOND_BACKWARD = (
 class Node:
     """Base of every graph node (``isinstance(t.grad_fn, autograd.graph.Node)``)."""
 
-    __slots__ = ("_next", "_seq", "_pre", "_post", "_tensor_pre", "_retain", "metadata_",
-                 "_trace", "__weakref__", "__dict__")
+    # Class-level defaults: a node sets only what it has (nodes are made on every op call).
+    _pre = None          # node pre-hooks
+    _post = None         # node post-hooks
+    _tensor_pre = None   # {output_nr: tensor hooks}
+    _retain = None       # {output_nr: weakref of a tensor with retain_grad()}
+    metadata_ = None
+    _trace = None        # forward stack under anomaly mode
 
     def __init__(self, next_edges):
         self._next = next_edges
         self._seq = next(_seq)
-        self._pre = None
-        self._post = None
-        self._tensor_pre = None
-        self._retain = None
-        self.metadata_ = None
-        self._trace = None
 
     def name(self):
         cls = type(self).__name__
@@ -98,19 +97,19 @@ class Node:
 class OpNode(Node):
     """The node of one recorded op call."""
 
-    __slots__ = ("op", "cfg", "primals", "mask", "edge_pos", "avals", "saved", "freed", "out_checks")
+    saved = None        # ((tensor, version_holder, version), ...) checked before backward
+    freed = False
+    out_checks = None   # ((output_nr, version_holder, version), ...)
 
     def __init__(self, next_edges, op, cfg, primals, mask, edge_pos, avals):
-        Node.__init__(self, next_edges)
+        self._next = next_edges
+        self._seq = next(_seq)
         self.op = op
         self.cfg = cfg
         self.primals = primals      # jax arrays / Python numbers, as the op received them
         self.mask = mask            # which primals need a gradient
         self.edge_pos = edge_pos    # the next_functions slot of each masked primal
-        self.avals = avals          # ((shape, dtype), ...) of the outputs
-        self.saved = None           # ((tensor, version_holder, version), ...) checked before backward
-        self.freed = False
-        self.out_checks = None      # ((output_nr, version_holder, version), ...)
+        self.avals = avals          # ((shape, dtype), ...) of a multi-output op, else None
 
     def _num_outputs(self):
         return 1 if self.avals is None else len(self.avals)
@@ -150,7 +149,7 @@ def node_class(name, base=OpNode):
     """The node class PyTorch calls ``name`` (made once, then reused)."""
     cls = _classes.get((name, base))
     if cls is None:
-        cls = type(name, (base,), {"__slots__": ()})
+        cls = type(name, (base,), {})
         cls.__module__ = "builtins"
         _classes[(name, base)] = cls
     return cls
@@ -158,8 +157,6 @@ def node_class(name, base=OpNode):
 
 class AccumulateGrad(Node):
     """The node that adds a leaf's gradient into ``leaf.grad``."""
-
-    __slots__ = ("_variable",)
 
     def __init__(self, variable_ref):
         Node.__init__(self, ())

@@ -38,7 +38,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "is_view", "scalar_slots",
-                 "no_slot", "differentiable", "_fwd", "_bwd", "_raw", "__weakref__")
+                 "no_slot", "differentiable", "node_cls", "_fwd", "_bwd", "_raw", "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
                  no_slot=(), differentiable=True):
@@ -52,6 +52,7 @@ class OpDef:
         self.scalar_slots = scalar_slots
         self.no_slot = frozenset(no_slot)
         self.differentiable = differentiable
+        self.node_cls = None        # the graph node class, made by the autograd layer on first use
         self._fwd = {}
         self._bwd = {}
         self._raw = {}

@@ -25,7 +25,12 @@ def _build_key(spec, indices):
     key = []
     it = iter(indices)
     for part in spec:
-        key.append(next(it) if part == "array" else part)
+        if part == "array":
+            key.append(next(it))
+        elif isinstance(part, tuple):
+            key.append(slice(*part[1:]))
+        else:
+            key.append(part)
     return tuple(key)
 
 
