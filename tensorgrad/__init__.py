@@ -62,6 +62,14 @@ from ._api.shape import (
     atleast_1d as atleast_1d, atleast_2d as atleast_2d,
 )
 from . import autograd as autograd
+from .autograd.anomaly_mode import (
+    is_anomaly_enabled as is_anomaly_enabled, is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled,
+)
+from ._bridge import call_jax as call_jax, from_jax as from_jax, from_dlpack as from_dlpack
+from . import func as func
+from . import optim as optim
+from . import utils as utils
+from .serialization import save as save, load as load
 
 # PyTorch's aliases
 float = float32

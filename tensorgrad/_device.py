@@ -23,7 +23,9 @@ class device:
                 raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
             index = int(idx)
         if type not in ("cpu", "cuda", "gpu", "tpu", "meta", "mps"):
-            raise RuntimeError(f"Expected one of cpu, cuda, tpu, meta device type at start of device string: {type}")
+            raise RuntimeError(
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+                f"vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}")
         self.type = "cuda" if type == "gpu" else type
         self.index = index
 
@@ -36,8 +38,7 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        # as in PyTorch, a device never equals a string (``device('cpu') == 'cpu'`` is False)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):

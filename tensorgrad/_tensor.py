@@ -18,10 +18,11 @@ from . import _device
 from ._autograd.grad_mode import STATE
 from ._autograd.node import AccumulateGrad, OpNode, node_class
 from ._autograd import engine
+from ._autograd.dependence import depends_on
 from ._hooks import RemovableHandle
 from ._ops.registry import OpDef, vjp_call
 from ._ops import views as _views
-from ._storage import Cell, VersionCounter, reader, writer
+from ._storage import Cell, VersionCounter, reader, writer, _compose, _scatter
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -30,6 +31,11 @@ NON_LEAF_GRAD_WARNING = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
     "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+FLOAT_OF_GRAD_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
 
 class Tensor:
@@ -49,7 +55,7 @@ class Tensor:
     _vgen = -1
     _base = None        # the autograd base of a view
     _rel = None         # (steps, dyns): from the base's value to this view's value
-    _base_fn = None     # the base's grad_fn when this view's history was last built
+    _attr_version = 0   # the storage version when this view's grad_fn was last built
     _grad_fn = None
     _output_nr = 0
     _rg = False         # requires_grad
@@ -59,8 +65,7 @@ class Tensor:
     _retains = False
     _post_acc = None
     _inference = False
-    _nograd_view = False
-    _multi_view = None  # "Unbind"/"Split": outputs of multi-view functions can't be written
+    _creation = None    # PyTorch's CreationMeta of a view: None (default), "no_grad" or "multi"
     _is_param = False
     __array_priority__ = 1000
 
@@ -162,14 +167,14 @@ class Tensor:
     # ------------------------------------------------------------------ autograd attributes
     @property
     def requires_grad(self):
-        if self._base is not None:
-            self._sync_view()
-        return self._rg
+        # As PyTorch: a view requires grad when its base does; this never rebuilds its history.
+        base = self._base
+        return self._rg or (base is not None and base._rg)
 
     @requires_grad.setter
     def requires_grad(self, value):
         if not isinstance(value, bool):
-            raise TypeError(f"requires_grad must be a bool, not {type(value).__name__}")
+            raise RuntimeError("requires_grad must be a bool")
         if not self.is_leaf:
             if value:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")
@@ -182,6 +187,9 @@ class Tensor:
         self._rg = value
 
     def requires_grad_(self, requires_grad=True):
+        if not isinstance(requires_grad, bool):
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         if not self.is_leaf:
             if requires_grad:
                 return self
@@ -284,7 +292,9 @@ class Tensor:
         """Add a backward's gradient into ``.grad`` (in place, as PyTorch)."""
         if create_graph:
             if self._grad is None:
-                self._grad = g
+                # PyTorch stores a differentiable copy (CopyBackwards), cast to this tensor's dtype
+                dst = _wrap(jnp.zeros((), self._data.dtype))
+                self._grad = apply(_GRAD_COPY, (dst, g)) if g._rg else _wrap(g._data.astype(self._data.dtype))
             else:
                 self._grad = self._grad + g
             return
@@ -301,13 +311,18 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
-        run_backward((self,), None if gradient is None else (gradient,), retain_graph,
-                     create_graph, inputs)
+        if STATE.functional:
+            raise RuntimeError(BACKWARD_IN_TRANSFORM)
+        run_backward((self,), gradient, retain_graph, create_graph, inputs)
 
     # ------------------------------------------------------------------ detach and data
     def detach(self):
         """A tensor sharing storage and version counter, cut from the graph."""
         t = object.__new__(Tensor)
+        if STATE.functional and isinstance(self._data, jax.core.Tracer):
+            # inside a tensorgrad.func transform, detach cuts the gradient as torch.func does
+            t._cell = Cell(jax.lax.stop_gradient(self._data))
+            return t
         t._cell = self._cell
         t._vc = self._vc
         if self._view is not None:
@@ -345,12 +360,16 @@ class Tensor:
         return REPR(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 or (spec and self.numel() == 1):
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     def item(self):
         arr = self._data
+        if STATE.vmap and isinstance(arr, jax.core.Tracer):
+            raise RuntimeError(VMAP_ITEM)
         if arr.size != 1:
             raise RuntimeError(f"a Tensor with {arr.size} elements cannot be converted to Scalar")
         return np.asarray(arr).reshape(()).item()
@@ -381,6 +400,8 @@ class Tensor:
         return kind(np.asarray(arr).reshape(()).item())
 
     def __float__(self):
+        if self.requires_grad:
+            warnings.warn(FLOAT_OF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._scalar(float)
 
     def __int__(self):
@@ -392,7 +413,8 @@ class Tensor:
     def __bool__(self):
         arr = self._data
         if arr.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if arr.size == 0 else 'more than one value'} "
+                               "is ambiguous")
         return bool(np.asarray(arr).reshape(()).item())
 
     def __index__(self):
@@ -423,20 +445,26 @@ class Tensor:
 
     # ------------------------------------------------------------------ views
     def _sync_view(self):
-        """Rebuild a view's history after its base was written in place (AsStridedBackward0)."""
+        """Rebuild a view's history (AsStridedBackward0) once its storage was written in place,
+        as PyTorch does whenever a view's grad_fn is read after the version moved."""
+        holder = self._vc or self._cell
+        if self._attr_version == holder.version:
+            return
         base = self._base
-        if base._grad_fn is self._base_fn and (base._rg == self._rg or self._grad_fn is not None):
+        if self._grad_fn is None and not base._rg:
             return
-        self._base_fn = base._grad_fn
-        if not base._rg:
-            return
-        if not STATE.grad and self._grad_fn is not None:
-            return
+        _check_rebase(self, True)
         steps, dyns = self._rel
-        out = apply(_views.as_strided_view, (base, dyns), (steps,), _view_result=False)
+        prev = STATE.grad
+        STATE.grad = True
+        try:
+            out = apply(_views.as_strided_view, (base, dyns), (steps,), _view_result=False)
+        finally:
+            STATE.grad = prev
         self._grad_fn = out._grad_fn
         self._output_nr = 0
-        self._rg = True
+        self._rg = out._rg
+        self._attr_version = holder.version
 
 
 class Size(tuple):
@@ -487,6 +515,19 @@ def _wrap_dim(dim, ndim):
     if not lo <= dim <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
     return dim % max(ndim, 1)
+
+
+BACKWARD_IN_TRANSFORM = (
+    "backward() called inside a functorch transform. This is not supported, please use functorch.grad or "
+    "functorch.vjp instead or call backward() outside of functorch transforms.")
+VMAP_ITEM = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a "
+    "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
+    "inside PyTorch internals, please file a bug report.")
+
+# ``.grad`` made by a create_graph backward: a differentiable copy into a tensor of the leaf's dtype
+_GRAD_COPY = OpDef("grad_copy", lambda dst, src: src.astype(dst.dtype), "CopyBackwards", saves="none",
+                   scalar_slots=False)
 
 
 def _wrap(array, requires_grad=False):
@@ -541,6 +582,25 @@ def _kind(arr):
     return _FLOAT_KIND[arr.dtype]
 
 
+def _broadcast_error(arrays, error):
+    """PyTorch's RuntimeError for operands whose shapes do not broadcast (JAX raises a
+    TypeError or ValueError); any other error is returned unchanged."""
+    if "incompatible shapes for broadcasting" not in str(error).lower():
+        return error
+    shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
+    acc = shapes[0]
+    for other in shapes[1:]:
+        ndim = max(len(acc), len(other))
+        a = (1,) * (ndim - len(acc)) + acc
+        b = (1,) * (ndim - len(other)) + other
+        for i in reversed(range(ndim)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                                    f"non-singleton dimension {i}")
+        acc = tuple(max(x, y) for x, y in zip(a, b))
+    return error
+
+
 def apply(op, args, cfg=(), *, _view_result=True):
     """Run ``op`` on ``args`` (Tensors, Python numbers, jax arrays) and wrap the result.
 
@@ -552,7 +612,7 @@ def apply(op, args, cfg=(), *, _view_result=True):
     scalars_as_arrays = op.scalar_slots
     for a in args:
         if isinstance(a, Tensor):
-            if a._base is not None:
+            if a._base is not None and STATE.grad:
                 a._sync_view()
             arrays.append(a._data)
             if a._rg:
@@ -561,10 +621,15 @@ def apply(op, args, cfg=(), *, _view_result=True):
             arrays.append(_scalar_array(a))
         else:
             arrays.append(a)
-    if record and STATE.grad and op.differentiable:
+    if record and STATE.grad and op.differentiable and not STATE.inference:
         return _record(op, args, arrays, cfg, _view_result)
     fwd = op._fwd.get(cfg)
-    out = (fwd or op.forward(cfg))(*arrays)
+    try:
+        out = (fwd or op.forward(cfg))(*arrays)
+    except (TypeError, ValueError) as error:
+        raise _broadcast_error(arrays, error) from None
+    if STATE.functional and not STATE.grad:
+        return _stopped(out)
     if type(out) is not tuple and not op.is_view:
         t = object.__new__(Tensor)
         t._cell = Cell(out)
@@ -574,6 +639,13 @@ def apply(op, args, cfg=(), *, _view_result=True):
     if type(out) is tuple:
         return tuple(_make_output(op, args, arrays, cfg, o, k, None, _view_result) for k, o in enumerate(out))
     return _make_output(op, args, arrays, cfg, out, None, None, _view_result)
+
+
+def _stopped(out):
+    """Results computed under no_grad inside a tensorgrad.func transform: gradients stop here."""
+    if type(out) is tuple:
+        return tuple(_wrap(jax.lax.stop_gradient(o)) for o in out)
+    return _wrap(jax.lax.stop_gradient(out))
 
 
 def _make_output(op, args, arrays, cfg, out, k, node, view_result):
@@ -593,16 +665,18 @@ def _make_output(op, args, arrays, cfg, out, k, node, view_result):
         t._vgen = cell.gen
         base = src._base
         if base is None:
-            t._base = src
+            t._base = base = src
             t._rel = (step, dyn)
         else:
             t._base = base
             t._rel = (src._rel[0] + step, src._rel[1] + dyn)
-        t._base_fn = t._base._grad_fn
-        if k is not None:
-            t._multi_view = op.grad_fn.replace("Backward0", "")
+            t._creation = src._creation
+        t._attr_version = (src._vc or cell).version
         if not STATE.grad:
-            t._nograd_view = True
+            t._creation = "no_grad"
+            t._rg = base._rg
+        elif k is not None:
+            t._creation = "multi"
     else:
         t._cell = Cell(out)
     if node is not None and _kind(out):
@@ -646,7 +720,10 @@ def _record(op, args, arrays, cfg, view_result):
             if op.scalar_slots and isinstance(a, _NUMBER):
                 edges.append((None, 0))
     fwd = op._fwd.get(cfg)
-    out = (fwd or op.forward(cfg))(*arrays)
+    try:
+        out = (fwd or op.forward(cfg))(*arrays)
+    except (TypeError, ValueError) as error:
+        raise _broadcast_error(arrays, error) from None
     multi = type(out) is tuple
     avals = tuple((o.shape, o.dtype) for o in out) if multi else None
     cls = op.node_cls
@@ -665,7 +742,7 @@ def _record(op, args, arrays, cfg, view_result):
             t._grad_fn = node
             t._rg = True
             if op.saves == "output":
-                node.out_checks = ((0, t._cell, 0),)
+                node.out_checks = ((0, t._cell, 0, out.shape, out.dtype),)
         if STATE.inference:
             t._inference = True
         return t
@@ -676,7 +753,7 @@ def _record(op, args, arrays, cfg, view_result):
         result = _make_output(op, args, arrays, cfg, out, None, node, view_result)
         outs = (result,)
     if op.saves == "output":
-        node.out_checks = tuple((k, o._cell, 0) for k, o in enumerate(outs) if o._rg)
+        node.out_checks = tuple((k, o._cell, 0, o._data.shape, o._data.dtype) for k, o in enumerate(outs) if o._rg)
     return result
 
 
@@ -712,8 +789,32 @@ NO_GRAD_VIEW = (
     "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
-def check_inplace(target):
-    """Raise PyTorch's error if writing ``target`` in place is not allowed (before any change)."""
+MULTI_VIEW_SUFFIX = (
+    " This view is the output of a function that returns multiple views. Such functions do not allow the "
+    "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+NO_GRAD_VIEW_SUFFIX = NO_GRAD_VIEW[NO_GRAD_VIEW.index(" Given"):]
+
+
+def _check_rebase(view, indirect):
+    """PyTorch's ``handle_view_on_rebase``: views made in no_grad mode or by multi-output
+    functions (unbind, split, chunk) and views of them can't take part in an in-place write."""
+    meta = view._creation
+    if meta is None:
+        return
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta == "no_grad" or fn is None:
+        prefix = ("A view was created in" if fn is None else
+                  f"Output {view._output_nr} of {_short_name(fn)} is a view of a view which was created in")
+        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {_short_name(fn)} is a view and {modified} modified inplace."
+    raise RuntimeError(msg + (MULTI_VIEW_SUFFIX if meta == "multi" else NO_GRAD_VIEW_SUFFIX))
+
+
+def check_inplace(target, *others):
+    """Raise PyTorch's error if writing ``target`` in place (with the Tensors ``others`` as
+    the op's other inputs) is not allowed; runs before any change."""
     if target._inference and not STATE.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
@@ -726,16 +827,11 @@ def check_inplace(target):
         if target._rg and target._grad_fn is None:
             raise RuntimeError(LEAF_INPLACE)
         return
+    if not (target._rg or base._rg or any(isinstance(o, Tensor) and o._rg for o in others)):
+        return
+    _check_rebase(target, False)
     if base._rg and base._grad_fn is None:
         raise RuntimeError(VIEW_LEAF_INPLACE)
-    if target._multi_view is not None:
-        raise RuntimeError(
-            f"Output {target._output_nr} of {target._multi_view} is a view and is being modified inplace. "
-            "This view is the output of a function that returns multiple views. Such functions do not "
-            "allow the output views to be modified inplace. You should replace the inplace operation by "
-            "an out-of-place one.")
-    if target._nograd_view and (base._rg or target._rg):
-        raise RuntimeError(NO_GRAD_VIEW)
 
 
 def _forget_old_self(node, target):
@@ -761,6 +857,7 @@ def commit_inplace(target, new):
         target._write(new._data)
         target._bump()
         _forget_old_self(new._grad_fn, target)
+        _move_out_checks(new, target)
         target._grad_fn = new._grad_fn
         target._output_nr = new._output_nr
         target._rg = new._rg
@@ -770,18 +867,72 @@ def commit_inplace(target, new):
             target._grad_fn = ident._grad_fn
         return target
     steps, dyns = target._rel
-    new_base = apply(_views.copy_slices, (base, new, dyns), (steps,))
-    base._write(new_base._data)
+    fn = new._grad_fn
+    if (isinstance(fn, OpNode) and fn.avals is None and not fn.op.is_view and 0 not in fn.op.no_slot
+            and fn.primals and fn.primals[0] is target._data):
+        # ``new`` is an op applied to the view's current value (``v.mul_(2)``): as PyTorch,
+        # CopySlices wraps that op, with next_functions (base's edge, the op's other edges).
+        _forget_old_self(fn, target)
+        node = _copy_slices_node(base, fn, steps, dyns)
+        target._write(new._data)
+    else:
+        new_base = apply(_views.copy_slices, (base, new, dyns), (steps,))
+        node = new_base._grad_fn
+        base._write(new_base._data)
     base._bump()
-    base._grad_fn = new_base._grad_fn
+    base._grad_fn = node
     base._output_nr = 0
     base._rg = True
     target._vcache = new._data
     target._vgen = target._cell.gen
-    target._base_fn = None
     target._rg = True
     target._sync_view()
+    if isinstance(node, OpNode) and node.op is not _views.copy_slices and fn.out_checks:
+        # CopySlices checks the output its wrapped node saved, the view. As PyTorch, the message
+        # names the view's grad_fn after this write (AsStridedBackward0) while that node is
+        # alive (held by the view), and else the node that saved it (``Exp``).
+        _move_out_checks(new, target)
+        node.out_checks = tuple(e[:5] + (weakref.ref(target._grad_fn), fn) for e in fn.out_checks)
     return target
+
+
+def _move_out_checks(new, target):
+    """A node that saved its output ``new`` now checks ``target``, which holds that value."""
+    fn = new._grad_fn
+    if isinstance(fn, OpNode) and fn.out_checks:
+        holder = target._vc or target._cell
+        fn.out_checks = tuple((e[0], holder, holder.version) + tuple(e[3:]) if e[1] is new._cell else e
+                              for e in fn.out_checks)
+
+
+_COPY_SLICES_OPS = {}
+
+
+def _copy_slices_op(inner):
+    """The op of a CopySlices node wrapping ``inner``: write ``inner(view, *rest)`` into the base."""
+    op = _COPY_SLICES_OPS.get(inner)
+    if op is None:
+        def copy_slices(base, dyns, *rest, steps, cfg):
+            return _scatter(steps, base, dyns, inner.bind(cfg)(_compose(steps, base, dyns), *rest))
+
+        op = OpDef("copy_slices_" + inner.name, copy_slices, "CopySlices", saves=inner.saves, scalar_slots=False)
+        _COPY_SLICES_OPS[inner] = op
+    return op
+
+
+def _copy_slices_node(base, fn, steps, dyns):
+    """PyTorch's CopySlices around the in-place op's node ``fn`` (whose input 0 is the view)."""
+    op = _copy_slices_op(fn.op)
+    base_edge = base._edge()
+    masked = [i for i, m in enumerate(fn.mask) if m]
+    edge_pos = ((0,) if base._rg else ()) + tuple(pos for i, pos in zip(masked, fn.edge_pos) if i >= 1)
+    cls = op.node_cls
+    if cls is None:
+        cls = op.node_cls = node_class("CopySlices")
+    node = cls((base_edge,) + tuple(fn._next[1:]), op, (steps, fn.cfg), (base._data, dyns) + tuple(fn.primals[1:]),
+               (base._rg, False) + tuple(fn.mask[1:]), edge_pos, None)
+    node.saved = fn.saved
+    return node
 
 
 # ---------------------------------------------------------------------- backward
@@ -792,6 +943,8 @@ def _short_name(node):
     if "Backward" not in name:
         return name
     head, _, tail = name.partition("Backward")
+    if not tail.isdigit():
+        return name
     return head + ("" if tail == "0" else tail)
 
 
@@ -800,11 +953,20 @@ def _version_error(node, entry):
     if isinstance(first, Tensor):
         arr = first._data
         fn = first._grad_fn
+        if first._base is not None:
+            try:
+                fn = first.grad_fn      # a view's current history (AsStridedBackward0 after a write)
+            except RuntimeError:
+                pass
         which = "" if fn is None else f", which is output {first._output_nr} of {_short_name(fn)},"
     else:
-        arr = node.primals[0] if node.primals else None
         shape, dt = node.avals[first] if node.avals else (None, None)
-        which = f", which is output {first} of {_short_name(node)},"
+        if len(entry) > 4:
+            shape, dt = entry[3], entry[4]
+        named = node
+        if len(entry) > 5:
+            named = entry[5]() or entry[6]
+        which = f", which is output {first} of {_short_name(named)},"
         arr = None
     if arr is not None:
         shape, dt = arr.shape, arr.dtype
@@ -814,13 +976,19 @@ def _version_error(node, entry):
     return RuntimeError(
         f"one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[torch.{legacy} {list(shape) if shape is not None else []}]{which} is at version {entry[1].version}; "
-        f"expected version {entry[2]} instead. Hint: enable anomaly detection to find the operation that "
-        f"failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"expected version {entry[2]} instead. {_ANOMALY_HINT if STATE.anomaly else _VERSION_HINT}")
+
+
+_VERSION_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                 "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                 "The variable in question was changed in there or anywhere later. Good luck!")
 
 
 def _backward_op(node):
     """The node's backward as a recordable op (create_graph): grads of the VJP are again VJPs."""
-    key = (node.op, node.cfg, node.mask)
+    multi = node.avals is not None
+    key = (node.op, node.cfg, node.mask, multi)
     bop = _BACKWARD_OPS.get(key)
     if bop is None:
         n = len(node.mask)
@@ -828,7 +996,7 @@ def _backward_op(node):
         mask = node.mask
 
         def backward_fn(*args):
-            return tuple(vjp_call(fwd, mask, args[:n], args[n] if len(args) == n + 1 else args[n:]))
+            return tuple(vjp_call(fwd, mask, args[:n], args[n:] if multi else args[n]))
 
         bop = OpDef(node.op.name + "_backward", backward_fn, node.op.grad_fn + "Backward", scalar_slots=False)
         _BACKWARD_OPS[key] = bop
@@ -836,30 +1004,63 @@ def _backward_op(node):
 
 
 _BACKWARD_OPS = {}
+_DEPENDS = {}
+
+
+def _primal_dependence(bop, primals, cts, mask):
+    """For each primal, whether the backward's result depends on it.
+
+    A linear op's VJP does not read its input (``x * 2`` gives ``2 * ct``), so, as in PyTorch,
+    a create_graph gradient that does not depend on any input does not require grad.
+    """
+    key = (bop, tuple(jax.tree_util.tree_map(lambda a: (jnp.shape(a), jnp.result_type(a)), list(primals))),
+           tuple(c is None for c in cts))
+    found = _DEPENDS.get(key)
+    if found is None:
+        idx = [i for i, m in enumerate(mask) if m]
+
+        def of_masked(*diff):
+            full = list(primals)
+            for i, v in zip(idx, diff):
+                full[i] = v
+            return bop.fn(*full, *cts)
+
+        hits = depends_on(of_masked, [primals[i] for i in idx])
+        found = [False] * len(mask)
+        for i, hit in zip(idx, hits):
+            found[i] = hit
+        found = _DEPENDS[key] = tuple(found)
+    return found
 
 
 def _replay(node, grads):
-    """Apply the node's VJP as recorded tensorgrad ops on its saved inputs (create_graph)."""
+    """Apply the node's VJP as recorded tensorgrad ops on its saved inputs (create_graph).
+
+    Each input that the VJP reads and that requires grad is stood in for by a tensor over the
+    saved value on the input's graph edge, so the recorded backward connects to the forward graph.
+    """
+    bop = _backward_op(node)
+    cts = [grads[0]] if node.avals is None else list(grads)
+    ct_arrays = [None if c is None else c._data for c in cts]
+    depends = _primal_dependence(bop, node.primals, ct_arrays, node.mask)
     primals = list(node.primals)
     tensor_idx = 0
     for i, m in enumerate(node.mask):
-        if m:
-            edge = node._next[node.edge_pos[tensor_idx]]
-            tensor_idx += 1
-            fn, nr = edge
-            if isinstance(fn, AccumulateGrad) and fn.variable is not None:
-                primals[i] = fn.variable
-            else:
-                t = _wrap(primals[i])
-                t._grad_fn = fn
-                t._output_nr = nr
-                t._rg = True
-                primals[i] = t
-    if node.avals is None:
-        cts = [grads[0] if grads[0] is not None else None]
-    else:
-        cts = list(grads)
-    out = apply(_backward_op(node), tuple(primals) + tuple(cts))
+        if not m:
+            continue
+        fn, nr = node._next[node.edge_pos[tensor_idx]]
+        tensor_idx += 1
+        if fn is None or not depends[i]:
+            continue
+        t = _wrap(primals[i])
+        t._rg = True
+        if type(fn) is AccumulateGrad:
+            t._acc = fn
+        else:
+            t._grad_fn = fn
+            t._output_nr = nr
+        primals[i] = t
+    out = apply(bop, tuple(primals) + tuple(cts))
     return out if isinstance(out, tuple) else (out,)
 
 
@@ -883,23 +1084,23 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, *, a
             "internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)", UserWarning, stacklevel=3)
     edges, grads = make_roots(tensors, grad_tensors, create_graph)
     capture = None
-    targets = None
     if inputs is not None:
+        # only the listed tensors receive gradients: leaves through their AccumulateGrad, non-leaves
+        # as retained grads; the walk skips whatever leads to none of them
         if isinstance(inputs, Tensor):
             inputs = (inputs,)
         inputs = tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        targets = inputs
         capture = {}
         for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            if t.grad_fn is not None or not t.requires_grad:
+                t.retain_grad()
             capture[t._edge()] = i
-    captured = engine.run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
-                                   gops=GRAPH_OPS, capture=capture, accumulate=capture is None)
-    if targets is not None:
-        for t, g in zip(targets, captured):
-            if g is not None:
-                t._accumulate_grad(g, create_graph)
+    engine.run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
+                        gops=GRAPH_OPS, capture=capture, accumulate=True)
 
 
 _ONES = {}
@@ -953,4 +1154,6 @@ def make_roots(tensors, grad_tensors, create_graph):
                 g = g._data.astype(t._data.dtype)
         edges.append(t._edge())
         grads.append(g)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     return edges, grads

@@ -117,13 +117,14 @@ def _builtin_type(cls):
     return Exception
 
 
-def assert_same(ours, theirs, torch, tol, where="output"):
-    """Same structure, dtypes, shapes and values (NaNs equal)."""
+def assert_same(ours, theirs, torch, row, where="output"):
+    """Same structure, dtypes, shapes and values (NaNs equal; tolerance by the output's dtype)."""
     if isinstance(theirs, torch.Tensor):
         assert _is_tensor(tensorgrad, ours), f"{where}: expected a Tensor, got {type(ours).__name__}"
         assert str(ours.dtype) == str(theirs.dtype), f"{where}: dtype {ours.dtype} != torch's {theirs.dtype}"
         assert tuple(ours.shape) == tuple(theirs.shape), (
             f"{where}: shape {tuple(ours.shape)} != torch's {tuple(theirs.shape)}")
+        tol = tolerance(row, str(theirs.dtype).removeprefix("torch."))
         assert_values(numpy_of(ours), theirs.detach().numpy(), tol, where)
     elif isinstance(theirs, (tuple, list)):
         assert type(ours).__name__ == type(theirs).__name__, (
@@ -133,7 +134,7 @@ def assert_same(ours, theirs, torch, tol, where="output"):
             assert tuple(getattr(ours, "_fields", ())) == tuple(fields), f"{where}: fields differ"
         assert len(ours) == len(theirs), f"{where}: {len(ours)} items != torch's {len(theirs)}"
         for i, (a, b) in enumerate(zip(ours, theirs)):
-            assert_same(a, b, torch, tol, f"{where}[{i}]")
+            assert_same(a, b, torch, row, f"{where}[{i}]")
     else:
         assert type(ours) is type(theirs) and ours == theirs, f"{where}: {ours!r} != torch's {theirs!r}"
 
@@ -161,18 +162,17 @@ def check_values(row, dtype, sample, torch):
     """(a) values, dtype, shape and output structure against PyTorch (no grad)."""
     ours, _ = call(tensorgrad, row, sample)
     theirs, _ = call(torch, row, sample)
-    assert_same(ours, theirs, torch, tolerance(row, dtype))
+    assert_same(ours, theirs, torch, row)
 
 
 def check_grads_vs_torch(row, sample, torch):
     """(b) gradients (and the outputs that require grad) against PyTorch."""
     ours, our_mask, our_grads = grads(tensorgrad, row, sample)
     theirs, their_mask, their_grads = grads(torch, row, sample)
-    tol = tolerance(row, "float64")
-    assert_same(ours, theirs, torch, tol)
+    assert_same(ours, theirs, torch, row)
     assert our_mask == their_mask, f"outputs requiring grad {our_mask} != torch's {their_mask}"
     for i, (a, b) in enumerate(zip(our_grads, their_grads)):
-        assert_values(a, b, tol, f"gradient of argument {i}")
+        assert_values(a, b, tolerance(row, a.dtype.name), f"gradient of argument {i}")
 
 
 def check_finite_differences(row, sample):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import to_device
-from .._tensor import Tensor, _wrap
+from .._tensor import Size, Tensor, _wrap
 from .._autograd.grad_mode import STATE
 
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
@@ -29,23 +29,40 @@ def _finish(array, dtype=None, device=None, requires_grad=False):
     return _wrap(array, requires_grad)
 
 
-def parse_size(size, kw_size=None):
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or ``size=``."""
+def parse_size(size, kw_size=None, name="zeros"):
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or ``size=``; reject the rest
+    with the messages of PyTorch's argument parser for the factory ``name``."""
+    packed = False
     if kw_size is not None:
         if size:
-            raise TypeError("size given both positionally and as a keyword")
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        if not isinstance(kw_size, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {type(kw_size).__name__}")
         size = (kw_size,)
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+    if size and isinstance(size[0], (tuple, list)):
+        if len(size) > 1:
+            raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
         size = size[0]
+        packed = True
     out = []
-    for s in size:
-        if isinstance(s, Tensor):
+    for pos, s in enumerate(size):
+        if isinstance(s, Tensor) and s.dtype.kind == _dtype.INT:
             s = int(s)
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            got = type(s).__name__
+            if len(size) == 1 and not packed:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {got}")
+            if pos == 0:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element "
+                                f"of type {got} at pos 0")
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos + 1} with error "
+                            f"\"type must be tuple of ints,but got {got}\"")
         out.append(int(s))
+    for s in out:
+        if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
 
 
@@ -64,8 +81,13 @@ def _infer(data):
             kind = max(kind, d.kind if d.kind != _dtype.FLOAT or d is _dtype.get_default_dtype() else 9)
             if d.kind == _dtype.FLOAT and d is not _dtype.get_default_dtype():
                 return d
+        elif isinstance(x, str):
+            raise ValueError("too many dimensions 'str'")
         else:
-            kind = max(kind, _dtype.scalar_dtype(x).kind)
+            try:
+                kind = max(kind, _dtype.scalar_dtype(x).kind)
+            except TypeError:
+                raise RuntimeError(f"Could not infer dtype of {type(x).__name__}") from None
     if kind <= 0:
         return _dtype.bool_ if kind == 0 else _dtype.get_default_dtype()
     return (_dtype.bool_, _dtype.int64, _dtype.get_default_dtype(), _dtype.default_complex())[kind]
@@ -98,8 +120,10 @@ def as_array(data, dtype=None):
         return jnp.asarray(np.asarray(data, dtype=d.np))
     if isinstance(data, jax.Array):
         return data if dtype is None else data.astype(dtype.np)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
     if not isinstance(data, (list, tuple, int, float, bool, complex)):
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     _check_ragged(data)
     d = dtype or _infer(data)
     return jnp.asarray(np.array(_to_nested(data), dtype=d.np))
@@ -134,13 +158,12 @@ def from_numpy(arr):
 def legacy_constructor(cls, *args, dtype=None, device=None, requires_grad=False):
     """``Tensor(data)`` / ``Tensor(2, 3)`` / ``FloatTensor(...)``: float by default."""
     dtype = dtype or _dtype.get_default_dtype()
-    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and not (
-            isinstance(args[0], (list, tuple)) and all(isinstance(a, int) for a in args[0]) and False):
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and not isinstance(args[0], Size):
         t = _finish(as_array(args[0], dtype), None, device, requires_grad)
     elif len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
     else:
-        t = _finish(jnp.zeros(parse_size(args), dtype.np), None, device, requires_grad)
+        t = _finish(jnp.zeros(parse_size(args, name="new") if args else (0,), dtype.np), None, device, requires_grad)
     if cls is not Tensor:
         t.__class__ = cls
     return t
@@ -152,9 +175,9 @@ def _typed_constructor(dtype):
             return isinstance(obj, Tensor) and obj.dtype is dtype
 
     def construct(*args, device=None):
-        if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+        if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and not isinstance(args[0], Size):
             return _finish(as_array(args[0], dtype), None, device)
-        return _finish(jnp.zeros(parse_size(args), dtype.np), None, device)
+        return _finish(jnp.zeros(parse_size(args, name="new") if args else (0,), dtype.np), None, device)
     name = dtype.legacy
     return Legacy(name, (), {"__new__": lambda cls, *a, **k: construct(*a, **k)})
 
@@ -172,8 +195,8 @@ BoolTensor = _typed_constructor(_dtype.bool_)
 
 # ---------------------------------------------------------------- filled
 
-def _filled(fill, size, dtype, device, requires_grad, kw_size=None):
-    shape = parse_size(size, kw_size)
+def _filled(fill, size, dtype, device, requires_grad, kw_size=None, name="zeros"):
+    shape = parse_size(size, kw_size, name)
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     return _finish(jnp.full(shape, fill, d.np), None, device, requires_grad)
 
@@ -183,12 +206,12 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
-    return _filled(1, size, dtype, device, requires_grad, kw.get("size"))
+    return _filled(1, size, dtype, device, requires_grad, kw.get("size"), "ones")
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, **kw):
-    return _filled(0, size, dtype, device, requires_grad, kw.get("size"))
+    return _filled(0, size, dtype, device, requires_grad, kw.get("size"), "empty")
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -196,7 +219,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled(fill_value, (size,) if not isinstance(size, int) else (size,), dtype, device, requires_grad)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return _filled(fill_value, (size,), dtype, device, requires_grad, name="full")
 
 
 def _like(fn):
@@ -218,6 +243,9 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     return _finish(jnp.eye(n, n if m is None else m, dtype=d.np), None, device, requires_grad)
 
@@ -226,48 +254,109 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _fma(a, b, c):
+    """``a*b + c`` in float64 with one rounding (what a fused multiply-add gives), elementwise.
+
+    The product is split exactly (Dekker's two-product) and the sum's error is carried, so only
+    the final addition rounds.
+    """
+    a, b, c = np.broadcast_arrays(np.float64(a), np.float64(b), np.float64(c))
+    p = a * b
+    split = 134217729.0 * a
+    a_hi = split - (split - a)
+    a_lo = a - a_hi
+    split = 134217729.0 * b
+    b_hi = split - (split - b)
+    b_lo = b - b_hi
+    p_err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    s = p + c
+    back = s - p
+    s_err = (p - (s - back)) + (c - back)
+    return s + (s_err + p_err)
+
+
+def _arange_values(start, step, n, d):
+    """PyTorch's CPU arange kernel, value for value.
+
+    It writes two SIMD vectors at a time (AVX2: 8 floats or 4 doubles per vector): each vector
+    starts at ``start + step*i`` (in double, rounded to the dtype) and adds ``j*step`` to that
+    rounded start; the elements after the last pair of vectors are ``start + step*i``. Products
+    are fused multiply-adds.
+    """
+    i = np.arange(n, dtype=np.float64)
+    width = 4 if d is _dtype.float64 else 8
+    paired = n - n % (2 * width)
+    first = i[:paired] - i[:paired] % width
+    base = _fma(step, first, start)
+    if d is not _dtype.float64:
+        base = base.astype(np.float32).astype(np.float64)
+    values = np.concatenate([_fma(i[:paired] - first, step, base), _fma(step, i[paired:], start)])
+    return values.astype(d.np)
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; each is ``start + i*step``
-    computed in double and rounded once, as PyTorch does."""
+    """Values from ``start`` to ``end`` (exclusive) by ``step``, as PyTorch's CPU kernel computes them."""
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         d = _dtype.get_default_dtype() if is_float else _dtype.int64
     else:
         d = _dtype.to_dtype(dtype)
     n = max(0, math.ceil((end - start) / step))
-    values = start + np.arange(n, dtype=np.float64) * step if d.kind >= _dtype.FLOAT else \
-        start + np.arange(n, dtype=np.int64) * step
-    return _finish(jnp.asarray(np.asarray(values).astype(d.np)), None, device, requires_grad)
+    if d.kind >= _dtype.FLOAT:
+        values = _arange_values(start, step, n, d)
+    else:
+        values = (start + np.arange(n, dtype=np.int64) * step).astype(d.np)
+    return _finish(jnp.asarray(values), None, device, requires_grad)
+
+
+def _linspace_values(start, end, steps, np_dtype):
+    """Real floating linspace: ``start``, ``end`` and ``step`` rounded to ``np_dtype``, then one
+    fused multiply-add per element (float16 and bfloat16 round after each operation)."""
+    i = np.arange(steps, dtype=np.float64)
+    up = i < steps // 2
+    count = np.where(up, i, steps - 1 - i)
+    lo, hi = np.asarray(start, np_dtype), np.asarray(end, np_dtype)
+    step = (hi - lo) / np.asarray(steps - 1, np_dtype)
+    if np_dtype.itemsize == 2:
+        moved = (step * count.astype(np_dtype)).astype(np_dtype)
+        return np.where(up, lo + moved, hi - moved)
+    return np.where(up, _fma(step, count, lo), _fma(-step, count, hi))
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """``steps`` values from ``start`` to ``end``, with PyTorch's symmetric formula (the first half
-    counts up from ``start``, the second half down from ``end``)."""
+    """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them: the first
+    half counts up from ``start`` and the second half down from ``end`` (complex: per component;
+    integers: from the truncated ends, in double)."""
     start, end = _num(start), _num(end)
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if d is _dtype.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if steps == 1:
-        values = np.array([start], dtype=np.float64)
+        values = np.array([start])
     elif steps == 0:
         values = np.zeros(0)
+    elif d.kind == _dtype.FLOAT:
+        values = _linspace_values(start, end, steps, d.np)
+    elif d.kind == _dtype.COMPLEX:
+        part = d.to_real().np
+        start, end = complex(start), complex(end)
+        values = _linspace_values(start.real, end.real, steps, part) + 1j * _linspace_values(
+            start.imag, end.imag, steps, part)
     else:
+        start, end = int(start), int(end)
         step = (end - start) / (steps - 1)
-        if d.kind >= _dtype.FLOAT:
-            step = float(np.asarray(step, dtype=d.np if d is not _dtype.bfloat16 else np.float32))
         i = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        values = np.where(i < half, start + step * i, end - step * (steps - 1 - i))
-    if d.kind < _dtype.FLOAT:
-        values = np.trunc(values)
-    return _finish(jnp.asarray(values.astype(d.np)), None, device, requires_grad)
+        values = np.trunc(np.where(i < steps // 2, _fma(step, i, start), _fma(-step, steps - 1 - i, end)))
+    return _finish(jnp.asarray(np.asarray(values).astype(d.np)), None, device, requires_grad)
 
 
 # ---------------------------------------------------------------- random
@@ -295,8 +384,8 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return Tensor(np.asarray(jax.random.key_data(self._key)).astype(np.int64).tolist(), dtype=_dtype.int64) \
-            if False else _wrap(jnp.asarray(self._key).astype(jnp.int64))
+        """The generator's key as an int64 tensor (restore with ``set_state``)."""
+        return _wrap(jnp.asarray(self._key).astype(jnp.int64))
 
     def set_state(self, state):
         self._key = state._data.astype(jnp.uint32)
@@ -343,14 +432,14 @@ def _float_dtype(dtype):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     d = _float_dtype(dtype)
-    arr = jax.random.uniform(_key(generator), parse_size(size, kw.get("size")), d.np)
+    arr = jax.random.uniform(_key(generator), parse_size(size, kw.get("size"), "rand"), d.np)
     return _finish(arr, None, device, requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     d = _float_dtype(dtype)
-    arr = jax.random.normal(_key(generator), parse_size(size, kw.get("size")), d.np)
+    arr = jax.random.normal(_key(generator), parse_size(size, kw.get("size"), "randn"), d.np)
     return _finish(arr, None, device, requires_grad)
 
 
@@ -360,8 +449,10 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    arr = jax.random.randint(_key(generator), parse_size((size,)), low, high, jnp.int64).astype(d.np)
+    arr = jax.random.randint(_key(generator), parse_size((size,), name="randint"), low, high, jnp.int64).astype(d.np)
     return _finish(arr, None, device, requires_grad)
 
 
@@ -389,7 +480,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         s = std._data if isinstance(std, Tensor) else std
         return _finish(m + s * z)
     d = _float_dtype(dtype)
-    z = jax.random.normal(_key(generator), parse_size((size,)), d.np)
+    z = jax.random.normal(_key(generator), parse_size((size,), name="normal"), d.np)
     return _finish(mean + std * z, d, device, requires_grad)
 
 

@@ -5,6 +5,7 @@ import jax.numpy as jnp
 
 from .. import _dtype
 from .._ops import elementwise as E
+from .._ops.registry import OpDef
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
 from . import math as M
 from . import shape as S
@@ -26,7 +27,7 @@ def _fit(self, new):
 def inplace_of(fn):
     """The in-place twin of the out-of-place ``fn``."""
     def method(self, *args, **kwargs):
-        check_inplace(self)
+        check_inplace(self, *args, *kwargs.values())
         return commit_inplace(self, _fit(self, fn(self, *args, **kwargs)))
     method.__name__ = fn.__name__ + "_"
     return method
@@ -38,7 +39,7 @@ def zero_(self):
 
 
 def fill_(self, value):
-    check_inplace(self)
+    check_inplace(self, value)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
@@ -46,40 +47,56 @@ def fill_(self, value):
     return commit_inplace(self, apply(E.fill, (self, value)))
 
 
-def _random_fill(self, sample):
+def _sample(x, sample):
+    return sample
+
+
+_RANDOM_OPS = {}
+
+
+def _random_fill(self, sample, grad_fn):
+    """Write a random sample; with grad, the node (``UniformBackward0``, ...) gives zero gradient."""
     check_inplace(self)
-    return commit_inplace(self, _wrap(sample.astype(self._data.dtype)))
+    op = _RANDOM_OPS.get(grad_fn)
+    if op is None:
+        op = _RANDOM_OPS[grad_fn] = OpDef(grad_fn, _sample, grad_fn, saves="none", scalar_slots=False)
+    return commit_inplace(self, apply(op, (self, sample.astype(self._data.dtype))))
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
-    return _random_fill(self, jax.random.uniform(_key(generator), self._data.shape, jnp.float64, a, b))
+    return _random_fill(self, jax.random.uniform(_key(generator), self._data.shape, jnp.float64, a, b),
+                        "UniformBackward0")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    return _random_fill(self, mean + std * jax.random.normal(_key(generator), self._data.shape, jnp.float64))
+    return _random_fill(self, mean + std * jax.random.normal(_key(generator), self._data.shape, jnp.float64),
+                        "NormalBackward0")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
-    return _random_fill(self, jax.random.bernoulli(_key(generator), p, self._data.shape))
+    return _random_fill(self, jax.random.bernoulli(_key(generator), p, self._data.shape), "BernoulliBackward2")
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    return _random_fill(self, jax.random.exponential(_key(generator), self._data.shape) / lambd)
+    return _random_fill(self, jax.random.exponential(_key(generator), self._data.shape) / lambd,
+                        "ExponentialBackward0")
 
 
 def random_(self, low=0, high=None, *, generator=None):
+    grad_fn = "RandomBackward0"
     if high is None:
         low, high = 0, low
-    return _random_fill(self, jax.random.randint(_key(generator), self._data.shape, low, high))
+        grad_fn = "RandomBackward1"
+    return _random_fill(self, jax.random.randint(_key(generator), self._data.shape, low, high), grad_fn)
 
 
 def index_put_(self, indices, values, accumulate=False):
-    check_inplace(self)
+    check_inplace(self, values)
     return commit_inplace(self, S.index_put(self, indices, values, accumulate))
 
 
 def masked_fill_(self, mask, value):
-    check_inplace(self)
+    check_inplace(self, value)
     return commit_inplace(self, _fit(self, S.masked_fill(self, mask, value)))
 
 

@@ -9,6 +9,8 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import linalg as L
 from .._ops import reduction as R
+from .._ops import scan as SC
+from .._ops import special as SP
 from .._tensor import Tensor, apply, _wrap_dim
 from .creation import tensor as _tensor_factory
 
@@ -17,8 +19,13 @@ __all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide',
 _NUMBERS = (int, float, bool, complex, np.number, np.bool_)
 
 
+_FAST_OPERANDS = {Tensor, float, int}
+
+
 def as_operand(x):
     """Tensors and Python numbers pass; numpy arrays and lists become tensors."""
+    if type(x) in _FAST_OPERANDS:
+        return x
     if isinstance(x, Tensor) or isinstance(x, _NUMBERS):
         return x.item() if isinstance(x, np.generic) else x
     if x is None:
@@ -29,8 +36,25 @@ def as_operand(x):
         raise TypeError(f"unsupported operand type: '{type(x).__name__}'") from None
 
 
+_RT2 = {}
+
+
 def result_type(*operands):
     """PyTorch's promoted dtype of tensors and Python numbers."""
+    if len(operands) == 2:
+        # the common binary case, cached on (dtype, is 0-d) of tensors and the type of numbers
+        a, b = operands
+        ka = (a._data.dtype, a._data.ndim == 0) if isinstance(a, Tensor) else type(a)
+        kb = (b._data.dtype, b._data.ndim == 0) if isinstance(b, Tensor) else type(b)
+        key = (ka, kb, _dtype.get_default_dtype())
+        hit = _RT2.get(key)
+        if hit is None:
+            hit = _RT2[key] = _result_type(operands)
+        return hit
+    return _result_type(operands)
+
+
+def _result_type(operands):
     dims = []
     zeros = []
     scalars = []
@@ -54,6 +78,21 @@ def _float_of(d):
     return d if d.kind >= _dtype.FLOAT else _dtype.get_default_dtype()
 
 
+def _not_implemented(kernel, d):
+    """PyTorch's error for a dtype that an op's CPU kernel does not handle."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
+
+
+def _tensor_other(name, other):
+    """PyTorch's TypeError where an op takes only a Tensor as ``other`` (no Python numbers)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+
+
 # ---------------------------------------------------------------- arithmetic
 
 def add(input, other, *, alpha=1, out=None):
@@ -70,6 +109,9 @@ def sub(input, other, *, alpha=1, out=None):
     if d is _dtype.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if _dtype.bool_ in (getattr(a, "dtype", None), getattr(b, "dtype", None)) or isinstance(a, bool) or isinstance(
+            b, bool):
+        raise RuntimeError(_BOOL_SUB)
     if not isinstance(a, Tensor):
         return apply(E.rsub, (b, a), (d.np, alpha))
     return apply(E.sub, (a, b), (d.np, alpha))
@@ -108,6 +150,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         op = E.div_trunc
     else:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    if d is _dtype.bool_:
+        raise _not_implemented(f"div_{rounding_mode}_cpu", d)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a, dtype=d)
     return apply(op, (a, b), (d.np,))
@@ -125,12 +169,16 @@ def remainder(input, other, *, out=None):
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a)
+    if result_type(a, b) is _dtype.bool_:
+        raise _not_implemented("remainder_cpu", _dtype.bool_)
     return _binary(E.remainder, a, b)
 
 
 def pow(input, exponent, *, out=None):
     a, b = as_operand(input), as_operand(exponent)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if a.dtype is _dtype.bool_ and b.dtype is _dtype.bool_:
+            raise _not_implemented("pow", _dtype.bool_)
         return _binary(E.pow_tensor, a, b)
     if isinstance(a, Tensor):
         d = result_type(a, b)
@@ -142,14 +190,17 @@ def pow(input, exponent, *, out=None):
 
 
 def maximum(input, other, *, out=None):
+    _tensor_other("maximum", other)
     return _binary(E.maximum, input, other)
 
 
 def minimum(input, other, *, out=None):
+    _tensor_other("minimum", other)
     return _binary(E.minimum, input, other)
 
 
 def atan2(input, other, *, out=None):
+    _tensor_other("atan2", other)
     a, b = as_operand(input), as_operand(other)
     d = _float_of(result_type(a, b))
     return apply(E.atan2, (a, b), (d.np,))
@@ -177,16 +228,28 @@ le = _compare(E.le)
 gt = _compare(E.gt)
 ge = _compare(E.ge)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and = _compare(E.logical_and)
-logical_or = _compare(E.logical_or)
-logical_xor = _compare(E.logical_xor)
+
+
+def _logical(op):
+    compare = _compare(op)
+
+    def logical(input, other, *, out=None):
+        _tensor_other(op.name, other)
+        return compare(input, other)
+    logical.__name__ = op.name
+    return logical
+
+
+logical_and = _logical(E.logical_and)
+logical_or = _logical(E.logical_or)
+logical_xor = _logical(E.logical_xor)
 
 
 def _bitwise(op):
     def bitwise(input, other, *, out=None):
         d = result_type(input, other)
         if d.kind > _dtype.INT:
-            raise RuntimeError(f"\"{op.name}_cpu\" not implemented for '{d.c_name}'")
+            raise _not_implemented(f"{op.name}_cpu", d)
         return apply(op, (input, other), (d.np,))
     bitwise.__name__ = op.name
     return bitwise
@@ -203,19 +266,24 @@ def logical_not(input, *, out=None):
 
 def bitwise_not(input, *, out=None):
     if input.dtype.kind > _dtype.INT:
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{input.dtype.c_name}'")
+        raise _not_implemented("bitwise_not_cpu", input.dtype)
     return apply(E.bitwise_not, (input,))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _tensor_other("isclose", other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")
     return apply(E.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _tensor_other("allclose", other)
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 def equal(input, other):
+    _tensor_other("equal", other)
     if tuple(input.shape) != tuple(other.shape):
         return False
     return bool(eq(input, other).all())
@@ -243,26 +311,43 @@ def _unary_float(op):
     return unary
 
 
-def _unary_same(op):
-    """A unary function that keeps the input dtype."""
+def _unary_same(op, reject=None):
+    """A unary function that keeps the input dtype; ``reject(dtype)`` gives PyTorch's error for a
+    dtype it refuses (or None)."""
     def unary(input, *, out=None):
-        return apply(op, (input,), (input.dtype.np,))
+        d = input.dtype
+        if reject is not None:
+            error = reject(d)
+            if error is not None:
+                raise error
+        return apply(op, (input,), (d.np,))
     unary.__name__ = op.name
     return unary
 
 
-neg = _unary_same(E.neg)
+def _no_bool(kernel):
+    return lambda d: _not_implemented(kernel, d) if d is _dtype.bool_ else None
+
+
+def _neg_bool(d):
+    if d is _dtype.bool_:
+        return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                            "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return None
+
+
+neg = _unary_same(E.neg, _neg_bool)
 negative = neg
-abs = _unary_same(E.abs_)
+abs = _unary_same(E.abs_, _no_bool("abs_cpu"))
 absolute = abs
 square = _unary_same(E.square)
 sign = _unary_same(E.sign)
-floor = _unary_same(E.floor)
-ceil = _unary_same(E.ceil)
-trunc = _unary_same(E.trunc)
+floor = _unary_same(E.floor, _no_bool("floor_vml_cpu"))
+ceil = _unary_same(E.ceil, _no_bool("ceil_vml_cpu"))
+trunc = _unary_same(E.trunc, _no_bool("trunc_vml_cpu"))
 fix = trunc
-frac = _unary_same(E.frac)
-relu = _unary_same(E.relu)
+frac = _unary_same(E.frac, lambda d: _not_implemented("frac_cpu", d) if d.kind < _dtype.FLOAT else None)
+relu = _unary_same(E.relu, lambda d: RuntimeError("Boolean inputs not supported for relu") if d is _dtype.bool_ else None)
 exp = _unary_float(E.exp)
 exp2 = _unary_float(E.exp2)
 expm1 = _unary_float(E.expm1)
@@ -295,6 +380,12 @@ digamma = _unary_float(E.digamma)
 
 
 def round(input, *, decimals=0, out=None):
+    if decimals:
+        if input.dtype.kind < _dtype.FLOAT:
+            raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype.c_name}'")
+        return apply(SP.round_decimals, (input,), (input.dtype.np, int(decimals)))
+    if input.dtype is _dtype.bool_:
+        raise _not_implemented("round_vml_cpu", input.dtype)
     return apply(E.round_, (input,), (input.dtype.np, decimals))
 
 
@@ -303,12 +394,18 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = where(out < min, min, out) if not isinstance(min, Tensor) else maximum(out, min)
-        if max is not None:
-            out = minimum(out, max) if isinstance(max, Tensor) else where(out > max, max, out)
-        return out
+        if not ((min is None or isinstance(min, Tensor)) and (max is None or isinstance(max, Tensor))):
+            raise TypeError(
+                f"clamp() received an invalid combination of arguments - got (Tensor, min={type(min).__name__}, "
+                f"max={type(max).__name__}), but expected one of:\n"
+                " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        d = result_type(input, *(v for v in (min, max) if v is not None))
+        if d is _dtype.bool_:
+            raise _not_implemented("clamp_cpu", d)
+        # ClampBackward0: an absent bound is passed as 0 and gets an empty next_functions slot
+        return apply(SP.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
+                     (d.np, min is not None, max is not None))
     d = result_type(input, *(v for v in (min, max) if v is not None))
     return apply(E.clamp, (input, min, max), (d.np,))
 
@@ -352,7 +449,8 @@ def _dims(dim, ndim):
         if d in out:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         out.append(d)
-    return tuple(out)
+    # a 0-d tensor accepts dim 0 or -1 and has no axis to reduce
+    return tuple(out) if ndim else ()
 
 
 def _sum_dtype(d, dtype):
@@ -368,16 +466,18 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return apply(R.sum_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The sum treating NaN as 0 (``NansumBackward0``; NaN entries get no gradient)."""
+    d = _sum_dtype(input.dtype, dtype)
+    return apply(SC.nansum, (input,), (None if dim is None else _dims(dim, input.ndim), keepdim, d.np))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
-            f"dtype. Got: {d.c_name}")
+            f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype must be either "
+            f"a floating point or complex dtype. Got: {d.c_name}")
     if dim is None:
         return apply(R.mean_all, (input,), (d.np,))
     return apply(R.mean_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
@@ -413,6 +513,10 @@ def _extreme(op_all, op_dim, binary, name):
     def extreme(input, dim=None, keepdim=False, *, out=None):
         if isinstance(dim, Tensor):
             return binary(input, dim)
+        if dim is not None and not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(dim).__name__}), but expected (Tensor input, int dim, bool keepdim = False) "
+                            "or (Tensor input, Tensor other)")
         if dim is None:
             if input.numel() == 0:
                 raise RuntimeError(
@@ -440,11 +544,20 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return apply(R.amin, (input,), (dims, keepdim))
 
 
+def _check_arg_extreme(name, input, dim):
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None and input.numel() == 0:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+
+
 def argmax(input, dim=None, keepdim=False):
+    _check_arg_extreme("argmax", input, dim)
     return apply(R.argmax, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
 
 
 def argmin(input, dim=None, keepdim=False):
+    _check_arg_extreme("argmin", input, dim)
     return apply(R.argmin, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
 
 
@@ -469,6 +582,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
+    if input.dtype.kind < _dtype.FLOAT:
+        input = input.to(_dtype.get_default_dtype())
     return apply(R.logsumexp, (input,), (_dims(dim, input.ndim), keepdim))
 
 
@@ -483,13 +598,20 @@ def _correction(unbiased, correction):
     return 1 if unbiased in (None, True) else 0
 
 
+def _check_var(input):
+    if input.dtype.kind < _dtype.FLOAT:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    _check_var(input)
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     return apply(R.var, (input,), (_dims(dim, input.ndim), _correction(unbiased, correction), keepdim))
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    _check_var(input)
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     return apply(R.std, (input,), (_dims(dim, input.ndim), _correction(unbiased, correction), keepdim))
@@ -506,10 +628,12 @@ def dot(input, other, *, out=None):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     _same_dtype("dot", input, other)
+    if input.dtype is _dtype.bool_:
+        raise _not_implemented("dot", input.dtype)
     if input.shape[0] != other.shape[0]:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] to have "
-            "the same number of elements, but got {input.shape[0]} and {other.shape[0]} elements respectively")
+            f"the same number of elements, but got {input.shape[0]} and {other.shape[0]} elements respectively")
     return apply(L.dot, (input, other))
 
 
@@ -521,9 +645,14 @@ def mv(input, vec, *, out=None):
     return apply(L.mv, (input, vec))
 
 
+_MM_KERNELS = {"mv": "addmv_impl_cpu", "bmm": "bmm"}
+
+
 def _check_mm(a, b, name):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.c_name} != {b.dtype.c_name}")
+    if a.dtype is _dtype.bool_:
+        raise _not_implemented(_MM_KERNELS.get(name, "addmm_impl_cpu_"), a.dtype)
     if a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
         if name == "mv":
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
@@ -563,6 +692,8 @@ def matmul(input, other, *, out=None):
         return apply(L.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.c_name} != {b.dtype.c_name}")
+    if a.dtype is _dtype.bool_:
+        raise _not_implemented("bmm", a.dtype)
     ka = a.shape[-1]
     kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
     if ka != kb:
@@ -575,7 +706,8 @@ def matmul(input, other, *, out=None):
 
 
 def outer(input, vec2):
-    return apply(L.outer, (input, vec2))
+    # PyTorch multiplies a column view of input by vec2: MulBackward0 over (ViewBackward0, ...)
+    return apply(L.outer, (input.reshape(-1, 1), vec2))
 
 
 ger = outer

@@ -1,5 +1,6 @@
 """Attach the torch-level functions to Tensor as methods and operators."""
 
+import jax
 import numpy as np
 
 from .. import _dtype
@@ -10,16 +11,22 @@ from . import creation as C
 from . import inplace as I
 from . import math as M
 from . import shape as S
+from . import strides as _strides
 
 
 def tensor_repr(t):
     """PyTorch's repr of a tensor: values, then dtype and autograd suffixes."""
     arr = t._data
     values = np.asarray(arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr)
-    fn = t.grad_fn
-    if fn is not None:
-        suffixes = (f"grad_fn=<{type(fn).__name__}>",)
-    elif t._rg:
+    try:
+        fn = t.grad_fn
+        name = None if fn is None else type(fn).__name__
+    except RuntimeError:
+        # as PyTorch: a view whose history can't be rebuilt (made in no_grad mode, then written)
+        name = "Invalid"
+    if name is not None:
+        suffixes = (f"grad_fn=<{name}>",)
+    elif t.requires_grad:
         suffixes = ("requires_grad=True",)
     else:
         suffixes = ()
@@ -32,6 +39,21 @@ def tensor_repr(t):
 
 _tensor.REPR = tensor_repr
 _tensor.LEGACY_CONSTRUCTOR = C.legacy_constructor
+
+
+_OPERANDS = (Tensor, int, float, complex, np.number, np.bool_, np.ndarray, jax.Array)
+
+
+def _operator(fn):
+    """``fn`` as a binary operator method: an operand of another type gives NotImplemented, so
+    Python raises its own TypeError (``unsupported operand type(s) for +: 'Tensor' and 'str'``),
+    as it does for PyTorch."""
+    def operator(self, other):
+        if isinstance(other, _OPERANDS):
+            return fn(self, other)
+        return NotImplemented
+    operator.__name__ = fn.__name__
+    return operator
 
 
 def _reflected(fn):
@@ -55,10 +77,6 @@ def _rpow(self, other):
 
 def _rmatmul(self, other):
     return M.matmul(M.as_operand(other), self)
-
-
-def _imatmul(self, other):
-    return S.copy_(self, M.matmul(self, other)) if False else I.inplace_of(M.matmul)(self, other)
 
 
 def _dim_method(fn):
@@ -107,7 +125,8 @@ METHODS = {
     "tensor_split": S.tensor_split, "flip": S.flip, "repeat": S.repeat, "nonzero": S.nonzero,
     "argwhere": S.argwhere, "masked_fill": S.masked_fill, "index_put": S.index_put,
     # conversion
-    "clone": S.clone, "contiguous": S.contiguous, "to": S.to, "type": S.type_, "type_as": S.type_as,
+    "clone": S.clone, "contiguous": S.contiguous, "is_contiguous": _strides.is_contiguous,
+    "stride": _strides.stride, "storage_offset": _strides.storage_offset, "to": S.to, "type": S.type_, "type_as": S.type_as,
     # in-place
     "copy_": S.copy_, "zero_": I.zero_, "fill_": I.fill_, "uniform_": I.uniform_, "normal_": I.normal_,
     "bernoulli_": I.bernoulli_, "exponential_": I.exponential_, "random_": I.random_,
@@ -149,32 +168,29 @@ Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
 Tensor.__getitem__ = S.getitem
 Tensor.__setitem__ = S.setitem
 
-Tensor.__add__ = M.add
-Tensor.__radd__ = _reflected(M.add)
-Tensor.__sub__ = M.sub
-Tensor.__rsub__ = _rsub
-Tensor.__mul__ = M.mul
-Tensor.__rmul__ = _reflected(M.mul)
-Tensor.__truediv__ = M.div
-Tensor.__rtruediv__ = _rtruediv
-Tensor.__floordiv__ = M.floor_divide
-Tensor.__rfloordiv__ = _reflected(M.floor_divide)
-Tensor.__mod__ = M.remainder
-Tensor.__rmod__ = _reflected(M.remainder)
-Tensor.__pow__ = M.pow
-Tensor.__rpow__ = _rpow
-Tensor.__matmul__ = M.matmul
-Tensor.__rmatmul__ = _rmatmul
+Tensor.__add__ = _operator(M.add)
+Tensor.__radd__ = _operator(_reflected(M.add))
+Tensor.__sub__ = _operator(M.sub)
+Tensor.__rsub__ = _operator(_rsub)
+Tensor.__mul__ = _operator(M.mul)
+Tensor.__rmul__ = _operator(_reflected(M.mul))
+Tensor.__truediv__ = _operator(M.div)
+Tensor.__rtruediv__ = _operator(_rtruediv)
+Tensor.__floordiv__ = _operator(M.floor_divide)
+Tensor.__rfloordiv__ = _operator(_reflected(M.floor_divide))
+Tensor.__mod__ = _operator(M.remainder)
+Tensor.__rmod__ = _operator(_reflected(M.remainder))
+Tensor.__pow__ = _operator(M.pow)
+Tensor.__rpow__ = _operator(_rpow)
+Tensor.__matmul__ = _operator(M.matmul)
+Tensor.__rmatmul__ = _operator(_rmatmul)
 Tensor.__neg__ = M.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = M.abs
 Tensor.__invert__ = lambda self: M.logical_not(self) if self.dtype is _dtype.bool_ else M.bitwise_not(self)
-Tensor.__and__ = M.bitwise_and if False else (lambda a, b: M.logical_and(a, b) if a.dtype is _dtype.bool_ and (
-    getattr(b, "dtype", None) is _dtype.bool_ or isinstance(b, bool)) else M.bitwise_and(a, b))
-Tensor.__or__ = (lambda a, b: M.logical_or(a, b) if a.dtype is _dtype.bool_ and (
-    getattr(b, "dtype", None) is _dtype.bool_ or isinstance(b, bool)) else M.bitwise_or(a, b))
-Tensor.__xor__ = (lambda a, b: M.logical_xor(a, b) if a.dtype is _dtype.bool_ and (
-    getattr(b, "dtype", None) is _dtype.bool_ or isinstance(b, bool)) else M.bitwise_xor(a, b))
+Tensor.__and__ = M.bitwise_and
+Tensor.__or__ = M.bitwise_or
+Tensor.__xor__ = M.bitwise_xor
 Tensor.__rand__ = Tensor.__and__
 Tensor.__ror__ = Tensor.__or__
 Tensor.__rxor__ = Tensor.__xor__

@@ -12,6 +12,7 @@ from .._ops import shape as S
 from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
 from .math import result_type, as_operand
+from . import strides as _strides
 from .creation import parse_size, _finish
 
 
@@ -46,13 +47,18 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return input.to(shape[0])
     shape = _infer_shape(_shape_arg(shape), input.numel())
+    if not _strides.can_view(input, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead.")
     return apply(V.view, (input,), (shape,))
 
 
 def reshape(input, *shape):
+    """A view where the layout allows one (as ``view``), else a copy (as PyTorch)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
-    if shape == tuple(input.shape) and False:
-        return input
+    if not _strides.can_view(input, shape):
+        return apply(S.reshape_copy, (clone(input),), (shape,))
     return apply(V.view, (input,), (shape,))
 
 
@@ -132,8 +138,13 @@ def movedim(input, source, destination):
     nd = input.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
-    order = list(np.moveaxis(np.arange(nd), [_wrap_dim(s, nd) for s in src], [_wrap_dim(d, nd) for d in dst]))
-    return permute(input, *[int(o) for o in order])
+    src = [_wrap_dim(s, nd) for s in src]
+    dst = [_wrap_dim(d, nd) for d in dst]
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(k for k in range(nd) if k not in src)
+    return permute(input, *[next(rest) if o is None else o for o in order])
 
 
 moveaxis = movedim
@@ -257,7 +268,9 @@ def tensor_split(input, indices_or_sections, dim=0):
 def _join(op, tensors, dim, name):
     tensors = tuple(tensors)
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {tensors.index(t)} in argument 0, but got {type(t).__name__}")
@@ -266,11 +279,13 @@ def _join(op, tensors, dim, name):
 
 def cat(tensors, dim=0, *, out=None):
     tensors, d = _join(S.cat, tensors, dim, "torch.cat")
-    ref = builtins.max(tensors, key=lambda t: t.ndim)
+    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
+    ref = kept[0] if kept else tensors[0]
     nd = ref.ndim
     dim = _wrap_dim(dim, nd)
-    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
-    for i, t in enumerate(kept):
+    for i, t in enumerate(tensors):
+        if t.ndim == 1 and t.shape[0] == 0:
+            continue
         if t.ndim != nd:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {nd} and {t.ndim}")
@@ -278,7 +293,7 @@ def cat(tensors, dim=0, *, out=None):
             if k != dim and t.shape[k] != ref.shape[k]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {dim}. Expected size {ref.shape[k]} but got "
-                    f"size {t.shape[k]} for tensor number {tensors.index(t)} in the list.")
+                    f"size {t.shape[k]} for tensor number {i} in the list.")
     return apply(S.cat, tuple(kept) or tensors[:1], (dim, d.np))
 
 
@@ -345,7 +360,7 @@ def clone(input, *, memory_format=None):
 
 
 def contiguous(input, memory_format=None):
-    return input
+    return input if _strides.is_contiguous(input) else clone(input)
 
 
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
@@ -446,13 +461,22 @@ def getitem(input, key):
         return apply(V.alias, (input,))
     out = input
     dim = 0
-    for part in parts:
+    # PyTorch's out-of-range message names the part's position in the key (Ellipsis counts once)
+    key_len = len(key) if isinstance(key, tuple) else 1
+    extra = len(parts) - key_len + 1 if had_ellipsis else 0
+    ell = next(i for i, p in enumerate(key) if p is Ellipsis) if had_ellipsis else len(parts)
+    for pos, part in enumerate(parts):
         idx = _int_index(part)
         if idx is not None:
+            size = out.shape[dim]
+            if not -size <= idx < size:
+                real = pos if pos < ell else builtins.max(ell, pos - extra + 1)
+                raise IndexError(f"index {idx} is out of bounds for dimension {real} with size {size}")
             out = select(out, dim, idx)
         elif isinstance(part, slice):
-            start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
-            out = _slice(out, dim, start, stop, 1 if step is None else step)
+            if not (isinstance(key, tuple) and _keeps_all(part, out.shape[dim])):
+                start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
+                out = _slice(out, dim, start, stop, 1 if step is None else step)
             dim += 1
         elif part is None:
             out = unsqueeze(out, dim)
@@ -461,7 +485,13 @@ def getitem(input, key):
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
                 f"(got {type(part).__name__})")
-    return out
+    return out if out is not input else apply(V.alias, (input,))
+
+
+def _keeps_all(part, size):
+    """Inside a tuple key PyTorch skips a slice written to keep the whole dimension (``:``, ``0:n``)."""
+    return (part.start is None or part.start == 0) and (part.stop is None or part.stop >= size) and (
+        part.step is None or part.step == 1)
 
 
 def _index_arrays(input, parts):
@@ -512,8 +542,31 @@ def _index_arrays(input, parts):
 
 
 def _advanced_getitem(input, parts):
-    spec, arrays = _index_arrays(input, parts)
-    return apply(S.index, (input, arrays), (spec,))
+    """PyTorch applies the basic parts first (select, slice, unsqueeze), then one index op."""
+    out = input
+    rest = []
+    dim = 0
+    for part in parts:
+        idx = _int_index(part)
+        if idx is not None:
+            out = select(out, dim, idx)
+            continue
+        if isinstance(part, slice) or part is None:
+            if part is None:
+                out = unsqueeze(out, dim)
+            elif not _keeps_all(part, out.shape[dim]):
+                start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
+                out = _slice(out, dim, start, stop, 1 if step is None else step)
+            rest.append(slice(None))
+            dim += 1
+            continue
+        rest.append(part)
+        if isinstance(part, Tensor) and part.dtype is _dtype.bool_:
+            dim += part.ndim
+        elif not isinstance(part, bool):
+            dim += 1
+    spec, arrays = _index_arrays(out, rest)
+    return apply(S.index, (out, arrays), (spec,))
 
 
 def _value_tensor(value, like):
@@ -544,7 +597,7 @@ def setitem(input, key, value):
     parts, _ = _expand_key(key, input.ndim)
     if builtins.any(_is_advanced(p) for p in parts):
         spec, arrays = _index_arrays(input, parts)
-        check_inplace(input)
+        check_inplace(input, value)
         _index_put_dtype(input, value)
         val = _value_tensor(value, input)
         target_shape = jnp.zeros(input._data.shape, bool)[S._build_key(spec, arrays)].shape
@@ -568,7 +621,7 @@ def _broadcast_check(value, shape):
 
 def copy_(input, src, non_blocking=False, *, _setitem=False):
     """Write ``src`` (broadcast and cast) into ``input``; its node is CopyBackwards or CopySlices."""
-    check_inplace(input)
+    check_inplace(input, src)
     shape = tuple(input.shape)
     val = _value_tensor(src, input)
     if _setitem:

@@ -7,6 +7,8 @@ come from the caller as a ``GraphOps``.
 """
 
 import heapq
+import os
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -105,7 +107,10 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
       root_edges: ``[(node, output_nr), ...]``; root_grads: matching arrays (or Tensors).
       capture: optional ``{(node, output_nr): slot}``; the gradient arriving there (after
         tensor hooks) is returned in that slot and the walk goes no further on its account.
-      accumulate: write into leaves' ``.grad`` (False for ``autograd.grad``).
+        Nodes that lead to no captured edge are not run (nor are their hooks).
+      accumulate: write into leaves' ``.grad`` (False for ``autograd.grad``). With a capture
+        (``backward(inputs=...)``), a captured leaf's AccumulateGrad runs as usual, with its
+        hooks, instead of being captured.
 
     Returns:
       the captured gradients, a list (None where nothing arrived).
@@ -133,9 +138,9 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
     if capture is not None:
         captured = [None] * (max(capture.values()) + 1 if capture else 0)
         targets = {n for n, _ in capture}
-        needed = set()
+        needed = set(targets)
         for n in reversed(_topological(roots, deps)):
-            if any(c in needed or c in targets for c, _ in n._next if c is not None):
+            if any(c in needed for c, _ in n._next if c is not None):
                 needed.add(n)
 
     buffers = {}
@@ -160,9 +165,14 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
             _, node = heapq.heappop(ready)
             grads = buffers.pop(node, None)
             grad_inputs = None
-            if grads is not None:
-                grad_inputs = _process(node, grads, create_graph, gops, capture, captured,
-                                       needed, accumulate)
+            if grads is not None and (needed is None or node in needed):
+                try:
+                    grad_inputs = _process(node, grads, create_graph, gops, capture, captured,
+                                           needed, accumulate)
+                except Exception:
+                    if STATE.anomaly:
+                        _report_anomaly(node)
+                    raise
             if not retain_graph:
                 node._release()
             for i, (child, nr) in enumerate(node._next):
@@ -189,18 +199,18 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
     """Run one node: tensor hooks, retain_grad, capture, pre-hooks, the node, post-hooks."""
     if node._tensor_pre:
         _call_tensor_hooks(node, grads, gops, create_graph)
-    if node._retain and accumulate:
+    if node._retain:
         for nr, ref in node._retain.items():
             t = ref()
             if t is not None and grads[nr] is not None:
                 t._accumulate_grad(grads[nr], create_graph, retained=True)
-    if capture is not None:
+    if capture is not None and not (accumulate and type(node) is AccumulateGrad):
         for nr in range(len(grads)):
             slot = capture.get((node, nr))
             if slot is not None and grads[nr] is not None:
                 captured[slot] = grads[nr] if captured[slot] is None else (
                     gops.add(captured[slot], grads[nr]) if create_graph else _add(captured[slot], grads[nr]))
-        if node not in needed:
+        if not any(c in needed for c, _ in node._next if c is not None):
             return None
     if node._pre:
         grads = _run_pre_hooks(node, grads, gops, create_graph)
@@ -222,11 +232,26 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
         grad_inputs = [None] * len(node._next)
     if node._post:
         grad_inputs = _run_post_hooks(node, grad_inputs, grads, gops, create_graph)
-    if STATE.anomaly and STATE.anomaly_check_nan and not create_graph:
+    if STATE.anomaly and STATE.anomaly_check_nan:
         for i, g in enumerate(grad_inputs):
-            if g is not None and bool(jnp.isnan(g).any()):
-                raise RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {i}th output.")
+            if g is not None and bool(jnp.isnan(g._data if create_graph else g).any()):
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     return grad_inputs
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _report_anomaly(node):
+    """Anomaly mode: warn with the forward stack of the node whose backward failed."""
+    if node._trace is None:
+        text = (f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+                "anomaly during forward pass for more information.")
+    else:
+        frames = [f for f in node._trace if not f.startswith(f'  File "{_PACKAGE_DIR}')]
+        text = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n" + "".join(frames)
+    warnings.warn(text + " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+                  "python_anomaly_mode.cpp:122.)", UserWarning, stacklevel=4)
 
 
 

@@ -11,6 +11,8 @@ class _State(threading.local):
     inference = False
     anomaly = False
     anomaly_check_nan = True
+    functional = 0      # depth of tensorgrad.func transforms being run
+    vmap = 0            # depth of tensorgrad.func.vmap calls being run
 
 
 STATE = _State()

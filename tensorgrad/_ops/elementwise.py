@@ -42,7 +42,7 @@ def div(a, b, *, dtype):
     return _c(a, dtype) / _c(b, dtype)
 
 
-@op("div_floor", grad_fn="DivBackward1", differentiable=True)
+@op("div_floor", grad_fn="DivBackward2")
 def div_floor(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     if jnp.issubdtype(dtype, jnp.integer):
@@ -50,12 +50,11 @@ def div_floor(a, b, *, dtype):
     return jnp.floor(a / b)
 
 
-@op("div_trunc", grad_fn="DivBackward1")
+@op("div_trunc", grad_fn="DivBackward2")
 def div_trunc(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     if jnp.issubdtype(dtype, jnp.integer):
-        q = lax.div(a, b)
-        return q
+        return lax.div(*jnp.broadcast_arrays(a, b))
     return jnp.trunc(a / b)
 
 
@@ -69,13 +68,22 @@ def pow_scalar(a, exponent, *, dtype):
     a = _c(a, dtype)
     if isinstance(exponent, int) and not isinstance(exponent, bool) and jnp.issubdtype(dtype, jnp.integer):
         return lax.integer_pow(a, exponent) if exponent >= 0 else a ** exponent
-    return a ** _c(exponent, dtype)
+    e = _c(exponent, dtype)
+    # x ** 0 is 1 with gradient 0 everywhere, as in PyTorch (JAX's 0 * x ** -1 is nan at 0)
+    return jnp.where(e == 0, jnp.ones_like(a), a ** jnp.where(e == 0, 1, e))
 
 
 @op("pow_tensor", grad_fn="PowBackward1", saves="output")
 def pow_tensor(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
-    return _safe_pow(a, b) if jnp.issubdtype(dtype, jnp.inexact) else a ** b
+    return _safe_pow(a, b) if jnp.issubdtype(dtype, jnp.inexact) else _int_pow(a, b)
+
+
+def _int_pow(a, b):
+    # PyTorch truncates integer powers with negative exponents: 1 and -1 stay units, all else is 0
+    pos = a ** jnp.maximum(b, 0)
+    unit = jnp.where((a == 1) | (b % 2 == 0), 1, -1)
+    return jnp.where(b < 0, jnp.where(jnp.abs(a) == 1, unit, 0), pos).astype(pos.dtype)
 
 
 @jax.custom_jvp
@@ -97,6 +105,8 @@ def _safe_pow_jvp(primals, tangents):
 
 @op("pow_scalar_base", grad_fn="PowBackward2", saves="output", scalar_slots=False)
 def pow_scalar_base(b, base, *, dtype):
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        return _int_pow(_c(base, dtype), _c(b, dtype))
     return _safe_pow(_c(base, dtype), _c(b, dtype))
 
 
@@ -222,10 +232,10 @@ floor = _unary("floor", jnp.floor, saves="none")
 ceil = _unary("ceil", jnp.ceil, saves="none")
 trunc = _unary("trunc", jnp.trunc, saves="none")
 frac = _unary("frac", lambda x: x - jnp.trunc(x), saves="none")
-sign = _unary("sign", jnp.sign, saves="none")
+sign = _unary("sign", lambda x: x if x.dtype == bool else jnp.sign(x), saves="none")
 square = _unary("square", jnp.square, grad_fn="PowBackward0")
 lgamma = _unary("lgamma", jax.scipy.special.gammaln)
-digamma = _unary("digamma", jax.scipy.special.digamma)
+digamma = _unary("digamma", lambda x: jnp.where(x == 0, -jnp.inf, jax.scipy.special.digamma(x)))
 
 
 @op("round", saves="none")
@@ -280,6 +290,6 @@ def zero(x):
     return jnp.zeros_like(x)
 
 
-@op("masked_fill", no_slot=(1,), scalar_slots=False)
+@op("masked_fill", grad_fn="MaskedFillBackward0", no_slot=(1,), scalar_slots=False)
 def masked_fill(x, mask, value):
     return jnp.where(mask, jnp.asarray(value, x.dtype), x)

@@ -83,7 +83,7 @@ def min_dim(x, *, dim, keepdim):
 
 @op("argmax", differentiable=False)
 def argmax(x, *, dim, keepdim):
-    if dim is None:
+    if dim is None or x.ndim == 0:
         out = jnp.argmax(x.reshape(-1))
         return (out.reshape((1,) * x.ndim) if keepdim else out).astype(jnp.int64)
     return jnp.argmax(x, axis=dim, keepdims=keepdim).astype(jnp.int64)
@@ -91,7 +91,7 @@ def argmax(x, *, dim, keepdim):
 
 @op("argmin", differentiable=False)
 def argmin(x, *, dim, keepdim):
-    if dim is None:
+    if dim is None or x.ndim == 0:
         out = jnp.argmin(x.reshape(-1))
         return (out.reshape((1,) * x.ndim) if keepdim else out).astype(jnp.int64)
     return jnp.argmin(x, axis=dim, keepdims=keepdim).astype(jnp.int64)
@@ -136,6 +136,8 @@ def any_(x, *, dims, keepdim):
 
 @op("cumsum", saves="none")
 def cumsum(x, *, dim, dtype):
+    if x.ndim == 0:
+        return x.astype(dtype)
     return jnp.cumsum(x, axis=dim, dtype=dtype)
 
 

@@ -1,3 +1,4 @@
 """``tensorgrad.utils``."""
 
 from . import hooks as hooks
+from . import data as data

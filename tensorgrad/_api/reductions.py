@@ -1,0 +1,347 @@
+"""Torch-level reductions, scans and order statistics beyond the basics: nanmean, std_mean,
+cumprod, cummax, median, mode, quantile, sort, topk, searchsorted, histc, bincount, diff.
+
+Ops whose output size depends on the data (``bincount``) read that size on the host, so they
+cannot run inside ``jax.jit``.
+"""
+
+import builtins
+
+import numpy as np
+
+from .. import _dtype
+from .._ops import linalg as L
+from .._ops import scan as SC
+from .._tensor import Tensor, apply, _wrap, _wrap_dim
+from .creation import tensor as _tensor_factory
+from .math import _dims, _named, _correction, _sum_dtype, as_operand, isnan, logical_not, logical_xor, nansum, sum as _sum
+from .extra_math import lerp
+from .indexing import gather
+from . import shape as S
+
+__all__ = ['nanmean', 'std_mean', 'var_mean', 'count_nonzero', 'aminmax', 'cumprod', 'logcumsumexp', 'cummax',
+           'cummin', 'sort', 'argsort', 'msort', 'topk', 'median', 'nanmedian', 'mode', 'quantile',
+           'nanquantile', 'searchsorted', 'bucketize', 'histc', 'bincount', 'diff']
+
+
+def _require_float(name, input, what="expected input to have floating point or complex dtype but got"):
+    if input.dtype.kind < _dtype.FLOAT:
+        raise RuntimeError(f"{name}(): {what} {input.dtype.c_name}")
+
+
+def _dim_of(input, dim):
+    return _wrap_dim(dim, input.ndim)
+
+
+def _nonempty_dim(name, input, dim):
+    if input.ndim and input.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+# ---------------------------------------------------------------- sums and means
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The mean over the non-NaN entries: ``nansum / count`` as PyTorch computes it."""
+    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+    if d.kind < _dtype.FLOAT:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {d.c_name}")
+    count = _sum(logical_not(isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _moments(op, name, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    if input.dtype.kind < _dtype.FLOAT:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return apply(op, (input,), (dims, _correction(unbiased, correction), keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` in one pass (both outputs share a ``StdMeanBackward0`` node)."""
+    return _moments(SC.std_mean, "std_mean", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` in one pass (both outputs share a ``VarMeanBackward0`` node)."""
+    return _moments(SC.var_mean, "var_mean", input, dim, unbiased, keepdim, correction)
+
+
+def count_nonzero(input, dim=None):
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return apply(SC.count_nonzero, (input,), (dims,))
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """``(min, max)`` as the named tuple ``aminmax``; ties share the gradient evenly."""
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                               "no identity.")
+        if keepdim:
+            values = apply(SC.aminmax, (input.reshape(-1),), (0, True))
+            return _named("aminmax", ("min", "max"))(*(v.reshape((1,) * input.ndim) for v in values))
+        return _named("aminmax", ("min", "max"))(*apply(SC.aminmax, (input,), (None, False)))
+    d = _dim_of(input, dim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
+    return _named("aminmax", ("min", "max"))(*apply(SC.aminmax, (input,), (d if input.ndim else None, keepdim)))
+
+
+# ---------------------------------------------------------------- cumulative
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    d = _sum_dtype(input.dtype, dtype)
+    if input.ndim == 0:
+        _dim_of(input, dim)
+        return apply(SC.cumprod, (input.reshape(1),), (0, d.np)).reshape(())
+    return apply(SC.cumprod, (input,), (_dim_of(input, dim), d.np))
+
+
+def logcumsumexp(input, dim, *, out=None):
+    if input.dtype.kind < _dtype.FLOAT:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.c_name}'")
+    if input.ndim == 0:
+        _dim_of(input, dim)
+        return apply(SC.logcumsumexp, (input,), (None,))
+    return apply(SC.logcumsumexp, (input,), (_dim_of(input, dim),))
+
+
+def _cum_extreme(op, name):
+    def cum(input, dim, *, out=None):
+        d = _dim_of(input, dim)
+        if input.ndim == 0:
+            values, indices = apply(op, (input.reshape(1),), (0,))
+            return _named(name)(values.reshape(()), indices.reshape(()))
+        return _named(name)(*apply(op, (input,), (d,)))
+    cum.__name__ = name
+    cum.__doc__ = f"The running {name[3:]} along ``dim`` and the index of its latest occurrence."
+    return cum
+
+
+cummax = _cum_extreme(SC.cummax, "cummax")
+cummin = _cum_extreme(SC.cummin, "cummin")
+
+
+# ---------------------------------------------------------------- sorting and selection
+
+def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+    """Sorted values and their indices (a stable sort; NaN sorts as the largest value).
+
+    Passing ``stable`` (either value) selects PyTorch's stable overload, whose node is
+    ``SortBackward1``.
+    """
+    if isinstance(dim, bool):
+        raise TypeError("sort(): argument 'dim' must be int, not bool")
+    d = _dim_of(input, dim)
+    op = SC.sort if stable is None else SC.sort_stable
+    return _named("sort")(*apply(op, (input,), (d, bool(descending))))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return apply(SC.argsort, (input,), (_dim_of(input, dim), bool(descending)))
+
+
+def msort(input, *, out=None):
+    return sort(input, 0).values
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (or smallest) entries along ``dim`` and their indices; ties go to the
+    lower index."""
+    d = _dim_of(input, dim)
+    size = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    return _named("topk")(*apply(SC.topk, (input,), (int(k), d, bool(largest))))
+
+
+def _median(op_all, op_dim, name):
+    def median(input, dim=None, keepdim=False, *, out=None):
+        if input.dtype is _dtype.bool_:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        if dim is None:
+            if input.numel() == 0:
+                return _wrap(np.full((), np.nan, input.dtype.np))
+            return apply(op_all, (input,))
+        d = _dim_of(input, dim)
+        _nonempty_dim(name, input, d)
+        return _named(name)(*apply(op_dim, (input,), (d, keepdim)))
+    median.__name__ = name
+    return median
+
+
+median = _median(SC.median, SC.median_dim, "median")
+median.__doc__ = """The lower median: of all entries (ties share the gradient), or along ``dim``
+as ``(values, indices)``. NaN propagates."""
+nanmedian = _median(SC.nanmedian, SC.nanmedian_dim, "nanmedian")
+nanmedian.__doc__ = """The lower median of the non-NaN entries (see ``median``)."""
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value along ``dim`` (the smallest if several) and its last index."""
+    d = _dim_of(input, dim)
+    _nonempty_dim("mode", input, d)
+    return _named("mode")(*apply(SC.mode, (input,), (d, keepdim)))
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
+    if input.dtype not in (_dtype.float32, _dtype.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        qt = _tensor_factory([float(q)], dtype=input.dtype)
+    else:
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qv = np.asarray(q._data)
+        if qv.size and (qv.min() < 0 or qv.max() > 1):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        qt = q.reshape(-1)
+    if input.numel() == 0 and dim is None:
+        raise IndexError(f"{name}() input tensor must be non-empty")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _dim_of(input, dim)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    s = sort(x, d).values
+    lower, upper, weight = apply(SC.quantile_ranks, (s.detach(), qt.detach()),
+                                 (d, interpolation, ignore_nan))
+    nq = qt.shape[0]
+    spread = S.expand(S.unsqueeze(s, 0), (nq,) + tuple(s.shape))
+    out = lerp(gather(spread, d + 1, lower), gather(spread, d + 1, upper), weight)
+    # out: (nq, ..., 1 at dim, ...); PyTorch puts the quantiles first
+    if keepdim:
+        if dim is None:
+            out = out.reshape((nq,) + (1,) * input.ndim)
+        return apply(L.squeeze_copy, (out,), (0,)) if scalar_q else out
+    drop = (0, d + 1) if scalar_q else (d + 1,)
+    return apply(L.squeeze_copy, (out,), (drop,))
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The ``q``-quantiles (a number or a 1-D tensor) over all entries or along ``dim``; NaN
+    anywhere in a slice makes its quantiles NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """``quantile`` over the non-NaN entries of each slice."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+# ---------------------------------------------------------------- searching and counting
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    """Insertion indices of ``input`` in the innermost dim of ``sorted_sequence``."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    scalar = not isinstance(input, Tensor)
+    values = _tensor_factory(input) if scalar else input
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = gather(seq, -1, sorter)
+    if seq.ndim > 1 and (values.ndim != seq.ndim or tuple(values.shape[:-1]) != tuple(seq.shape[:-1])):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+            "tensor and input value tensor must match, but we got boundaries tensor "
+            f"{list(seq.shape)} and input value tensor {list(values.shape)}")
+    if seq.dtype is not values.dtype:
+        from .math import result_type
+        common = result_type(seq, values)
+        seq, values = seq.to(common), values.to(common)
+    return apply(SC.searchsorted, (seq, values), (bool(right), bool(out_int32)))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket of each entry: ``boundaries[i-1] < x <= boundaries[i]`` (``<``/``>=`` with right)."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data range if equal)."""
+    if input.dtype.kind < _dtype.FLOAT:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{input.dtype.c_name}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return apply(SC.histc, (input,), (int(bins), float(min), float(max)))
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts (or summed ``weights``) of each non-negative integer; the length is read on the host."""
+    if input.dtype.kind != _dtype.INT or input.dtype is _dtype.bool_:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{input.dtype.c_name}'")
+    values = np.asarray(input._data)
+    if input.ndim != 1 or (values.size and values.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    length = builtins.max(int(values.max()) + 1 if values.size else 0, minlength)
+    if weights is not None:
+        if tuple(weights.shape) != tuple(input.shape):
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+        d = weights.dtype if weights.dtype is _dtype.float32 else _dtype.float64
+        return apply(SC.bincount, (input, weights.detach()), (length, d.np))
+    return apply(SC.bincount, (input, None), (length, None))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``prepend``/``append`` joined first)."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _dim_of(input, dim)
+    parts = []
+    for extra in (prepend, input, append):
+        if extra is None:
+            continue
+        extra = as_operand(extra)
+        if not isinstance(extra, Tensor):
+            extra = _tensor_factory(extra, dtype=input.dtype)
+        if extra.ndim == 0:
+            shape = list(input.shape)
+            shape[d] = 1
+            extra = S.expand(extra, tuple(shape))
+        parts.append(extra)
+    x = S.cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        hi = S.narrow(x, d, 1, length - 1)
+        lo = S.narrow(x, d, 0, length - 1)
+        x = logical_xor(hi, lo) if x.dtype is _dtype.bool_ else hi - lo
+    return x
+
+
+METHODS = {
+    "nanmean": nanmean, "count_nonzero": count_nonzero, "aminmax": aminmax,
+    "cumprod": cumprod, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin, "sort": sort,
+    "argsort": argsort, "msort": msort, "topk": topk, "median": median, "nanmedian": nanmedian, "mode": mode,
+    "quantile": quantile, "nanquantile": nanquantile, "histc": histc, "bincount": bincount, "diff": diff,
+}
+
+INPLACE = {"cumprod": cumprod}

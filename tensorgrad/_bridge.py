@@ -1,0 +1,254 @@
+"""The bridge between the tape and JAX's functional transforms.
+
+* ``Tensor`` is a JAX pytree whose one child is its array, so Tensors pass through ``jax.jit``,
+  ``jax.grad`` and ``jax.vmap`` and come back as Tensors.
+* ``record_call(fn, args)`` runs a JAX-traceable function of Tensors as one op on the tape: when
+  an input requires grad, one node keeps the ``jax.vjp`` of the whole call. ``call_jax``,
+  ``tensorgrad.func`` and ``autograd.functional`` are built on it.
+* ``functional_scope()`` marks code run by a ``tensorgrad.func`` transform: there ``no_grad``
+  and ``detach()`` stop gradients (``jax.lax.stop_gradient``) and ``backward()`` is an error.
+* ``from_jax``, ``from_dlpack`` and ``Tensor.__dlpack__`` exchange arrays without copying.
+"""
+
+import contextlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._autograd.grad_mode import STATE
+from ._autograd.node import Node, AccumulateGrad, SECOND_BACKWARD, node_class
+from ._tensor import Tensor, _wrap
+
+
+# ---------------------------------------------------------------------- pytree
+
+def _flatten(t):
+    return (t._data,), None
+
+
+def _unflatten(aux, children):
+    return _wrap(children[0])
+
+
+jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def tensors_to_arrays(tree):
+    """``tree`` with every Tensor replaced by its jax array."""
+    return jax.tree_util.tree_map(lambda x: x._data if isinstance(x, Tensor) else x, tree, is_leaf=is_tensor)
+
+
+def arrays_to_tensors(tree):
+    """``tree`` with every jax array (or tracer) replaced by a Tensor over it."""
+    return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, (jax.Array, jax.core.Tracer)) else x, tree)
+
+
+# ---------------------------------------------------------------------- scope
+
+@contextlib.contextmanager
+def functional_scope(vmap=False):
+    """Run the body as a tensorgrad.func transform does (grad mode on, as torch.func's inner level)."""
+    prev = STATE.grad
+    STATE.functional += 1
+    if vmap:
+        STATE.vmap += 1
+    STATE.grad = True
+    try:
+        yield
+    finally:
+        STATE.grad = prev
+        STATE.functional -= 1
+        if vmap:
+            STATE.vmap -= 1
+
+
+# ---------------------------------------------------------------------- recorded calls
+
+class JaxCallNode(Node):
+    """The node of a recorded JAX call: its backward is the call's ``jax.vjp``."""
+
+    freed = False
+
+    def __init__(self, next_edges, pure, primals, vjp_fn, avals):
+        Node.__init__(self, next_edges)
+        self.pure = pure            # arrays of the differentiated inputs -> list of output arrays
+        self.primals = primals
+        self.vjp_fn = vjp_fn
+        self.avals = avals          # (shape, dtype) of each output
+
+    def _num_outputs(self):
+        return len(self.avals)
+
+    def _release(self):
+        self.primals = None
+        self.vjp_fn = None
+        self.freed = True
+
+    def _apply(self, grads, create_graph, gops):
+        if self.freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        if create_graph:
+            return self._replay(grads)
+        cts = []
+        for g, aval in zip(grads, self.avals):
+            if g is None or not _inexact(aval[1]):
+                cts.append(_zero_cotangent(aval))
+            else:
+                cts.append(g.astype(aval[1]))
+        return list(self.vjp_fn(cts))
+
+    def _replay(self, grads):
+        """The backward as a recorded call, so that it can be differentiated again."""
+        inputs = []
+        for arr, (fn, nr) in zip(self.primals, self._next):
+            t = _wrap(arr)
+            if fn is not None:
+                t._rg = True
+                if type(fn) is AccumulateGrad:
+                    t._acc = fn
+                else:
+                    t._grad_fn = fn
+                    t._output_nr = nr
+            inputs.append(t)
+        cts = []
+        for g, aval in zip(grads, self.avals):
+            if _inexact(aval[1]):
+                cts.append(_wrap(jnp.zeros(aval[0], aval[1])) if g is None else g)
+        pure = self.pure
+        avals = self.avals
+        n = len(inputs)
+
+        def backward(*tensors):
+            primals = [t._data for t in tensors[:n]]
+            given = iter([t._data for t in tensors[n:]])
+            full = [next(given) if _inexact(a[1]) else _zero_cotangent(a) for a in avals]
+            return [_wrap(g) for g in jax.vjp(pure, *primals)[1](full)]
+
+        return list(record_call(backward, tuple(inputs) + tuple(cts), name=type(self).__name__ + "Backward"))
+
+
+def _inexact(dtype):
+    return jnp.issubdtype(dtype, jnp.inexact)
+
+
+def _zero_cotangent(aval):
+    shape, dtype = aval
+    if _inexact(dtype):
+        return jnp.zeros(shape, dtype)
+    return np.zeros(shape, jax.dtypes.float0)
+
+
+def record_call(fn, args, name="CallJaxBackward0"):
+    """``fn(*args)``, recorded on the tape as one node when an input Tensor requires grad.
+
+    ``fn`` takes and returns pytrees with Tensors in them and must be traceable by JAX (Tensor
+    methods and tensorgrad functions are). Its gradient is ``jax.vjp`` of the whole call.
+    """
+    flat, treedef = jax.tree_util.tree_flatten(args, is_leaf=is_tensor)
+    diff = [i for i, a in enumerate(flat) if isinstance(a, Tensor) and a.requires_grad and _inexact(a._data.dtype)]
+    if not (STATE.grad and diff):
+        return fn(*args)
+    layout = {}
+
+    def pure(*arrays):
+        call = list(flat)
+        for i, arr in zip(diff, arrays):
+            call[i] = _wrap(arr)
+        with functional_scope():
+            result = fn(*jax.tree_util.tree_unflatten(treedef, call))
+        out, out_tree = jax.tree_util.tree_flatten(result, is_leaf=is_tensor)
+        layout["tree"] = out_tree
+        layout["static"] = [None if isinstance(o, Tensor) else o for o in out]
+        return [o._data for o in out if isinstance(o, Tensor)]
+
+    primals = [flat[i]._data for i in diff]
+    outs, vjp_fn = jax.vjp(pure, *primals)
+    avals = tuple((o.shape, o.dtype) for o in outs)
+    edges = tuple(flat[i]._edge() for i in diff)
+    node = node_class(name, JaxCallNode)(edges, pure, primals, vjp_fn, avals)
+    if STATE.anomaly:
+        import traceback
+        node._trace = traceback.format_stack()[:-2]
+    tensors = []
+    for k, o in enumerate(outs):
+        t = _wrap(o)
+        if _inexact(o.dtype):
+            t._grad_fn = node
+            t._output_nr = k
+            t._rg = True
+        tensors.append(t)
+    leaves = []
+    for s in layout["static"]:
+        leaves.append(tensors.pop(0) if s is None else s)
+    return jax.tree_util.tree_unflatten(layout["tree"], leaves)
+
+
+def call_jax(fn, *args, **kwargs):
+    """Run a JAX function on Tensors as one differentiable op on the tape.
+
+    Tensors in ``args`` (any pytree) reach ``fn`` as jax arrays; the arrays ``fn`` returns come
+    back as Tensors, with a graph node when an input requires grad. Keyword arguments are passed
+    through unchanged.
+
+    >>> import jax.numpy as jnp
+    >>> import tensorgrad as torch
+    >>> x = torch.tensor([0., 1.], requires_grad=True)
+    >>> y = torch.call_jax(jnp.sin, x)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([1.0000, 0.5403])
+    """
+    def run(*targs):
+        return arrays_to_tensors(fn(*tensors_to_arrays(targs), **kwargs))
+
+    return record_call(run, args)
+
+
+# ---------------------------------------------------------------------- zero-copy exchange
+
+def from_jax(array):
+    """A Tensor over a jax array, without a copy.
+
+    >>> import jax.numpy as jnp
+    >>> import tensorgrad as torch
+    >>> torch.from_jax(jnp.arange(3))
+    tensor([0, 1, 2])
+    """
+    if not isinstance(array, (jax.Array, jax.core.Tracer)):
+        raise TypeError(f"from_jax expects a jax.Array, got {type(array).__name__}")
+    return _wrap(array)
+
+
+def from_dlpack(ext_tensor):
+    """A Tensor sharing memory with any object that implements ``__dlpack__`` (NumPy, PyTorch, JAX)."""
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor.detach()
+    return _wrap(jax.dlpack.from_dlpack(ext_tensor))
+
+
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    if self.requires_grad:
+        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+    kwargs = {}
+    if stream is not None:
+        kwargs["stream"] = stream
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    if copy is not None:
+        kwargs["copy"] = copy
+    return self._data.__dlpack__(**kwargs)
+
+
+def _dlpack_device(self):
+    return self._data.__dlpack_device__()
+
+
+Tensor.__dlpack__ = _dlpack
+Tensor.__dlpack_device__ = _dlpack_device

@@ -1,0 +1,219 @@
+"""Linear algebra ops: decompositions, solves, inverses and the fused products
+(baddbmm, addmv, addr, ...). All act on the last two dims and batch over the rest.
+
+Decompositions that read one triangle of a symmetric input (cholesky, eigh) give PyTorch's
+symmetric gradient: the input passes through ``_sym_grad``, which keeps its value and
+symmetrizes what flows back.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.scipy import linalg as jsl
+
+from .registry import op
+
+
+def _mT(x):
+    return jnp.swapaxes(x, -1, -2)
+
+
+def _sym_grad(a):
+    """``a`` unchanged, with the gradient that reaches it made symmetric."""
+    sym = (a + _mT(a)) / 2
+    return lax.stop_gradient(a) + (sym - lax.stop_gradient(sym))
+
+
+# ---------------------------------------------------------------- products
+
+@op("vdot")
+def vdot(a, b):
+    return jnp.vdot(a, b)
+
+
+@op("trace", saves="none")
+def trace(x):
+    return jnp.trace(x)
+
+
+@op("cross", grad_fn="LinalgCrossBackward0")
+def cross(a, b, *, dim):
+    a, b = jnp.broadcast_arrays(a, b)
+    return jnp.cross(a, b, axis=dim)
+
+
+def _scaled_sum(bias, prod, beta, alpha):
+    # beta == 0 ignores the bias entirely (NaN in it does not propagate), as PyTorch
+    prod = prod if alpha == 1 else prod * alpha
+    if beta == 0:
+        return jnp.broadcast_to(prod, jnp.broadcast_shapes(bias.shape, prod.shape)).astype(prod.dtype)
+    return (bias if beta == 1 else bias * beta) + prod
+
+
+@op("baddbmm")
+def baddbmm(bias, b1, b2, *, beta, alpha):
+    return _scaled_sum(bias, b1 @ b2, beta, alpha)
+
+
+@op("addbmm")
+def addbmm(bias, b1, b2, *, beta, alpha):
+    return _scaled_sum(bias, jnp.sum(b1 @ b2, axis=0), beta, alpha)
+
+
+@op("addmv")
+def addmv(bias, mat, vec, *, beta, alpha):
+    return _scaled_sum(bias, mat @ vec, beta, alpha)
+
+
+@op("addr")
+def addr(bias, v1, v2, *, beta, alpha):
+    return _scaled_sum(bias, jnp.outer(v1, v2), beta, alpha)
+
+
+@op("einsum", grad_fn="BmmBackward0")
+def einsum(*operands, equation):
+    """The contraction itself; the torch-level function adds PyTorch's view/permute nodes."""
+    return jnp.einsum(equation, *operands, precision=lax.Precision.HIGHEST)
+
+
+# ---------------------------------------------------------------- inverses and solves
+
+@op("inv", grad_fn="LinalgInvExBackward0", saves="output")
+def inv(a):
+    return jnp.linalg.inv(a)
+
+
+@op("det", grad_fn="LinalgDetBackward0")
+def det(a):
+    return jnp.linalg.det(a)
+
+
+@op("slogdet", grad_fn="LinalgSlogdetBackward0")
+def slogdet(a):
+    sign, logabs = jnp.linalg.slogdet(a)
+    return lax.stop_gradient(sign), logabs
+
+
+@op("solve", grad_fn="LinalgSolveExBackward0")
+def solve(a, b, *, left, vector):
+    if not left:
+        a = _mT(a)
+        b = b if vector else _mT(b)
+    if vector:
+        out = jnp.linalg.solve(a, b[..., None])[..., 0]
+    else:
+        a_b = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        out = jnp.linalg.solve(jnp.broadcast_to(a, a_b + a.shape[-2:]), jnp.broadcast_to(b, a_b + b.shape[-2:]))
+    return out if left or vector else _mT(out)
+
+
+@op("solve_triangular", grad_fn="LinalgSolveTriangularBackward0")
+def solve_triangular(a, b, *, upper, left, unitriangular):
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    # only the named triangle is read, so only it gets a gradient
+    a = jnp.triu(a) if upper else jnp.tril(a)
+    return lax.linalg.triangular_solve(a, b, left_side=left, lower=not upper, transpose_a=False,
+                                       unit_diagonal=unitriangular)
+
+
+@op("copy_into", grad_fn="CopyBackwards", saves="none")
+def copy_into(dst, src):
+    """``dst`` overwritten by ``src`` (``dst`` gets a zero gradient): ``clone().copy_(src)``."""
+    return jnp.broadcast_to(src, dst.shape).astype(dst.dtype)
+
+
+@op("matrix_exp", grad_fn="LinalgMatrixExpBackward0")
+def matrix_exp(a):
+    return jsl.expm(a)
+
+
+# ---------------------------------------------------------------- decompositions
+
+@op("cholesky", grad_fn="LinalgCholeskyExBackward0", saves="output")
+def cholesky(a, *, upper):
+    lower = jnp.linalg.cholesky(_sym_grad(a), symmetrize_input=False)
+    return _mT(lower) if upper else lower
+
+
+@op("qr", grad_fn="LinalgQrBackward0")
+def qr(a, *, mode):
+    if mode == "r":
+        return jnp.zeros(a.shape[:-2] + (0,), a.dtype), jnp.linalg.qr(a, mode="r")
+    return jnp.linalg.qr(a, mode=mode)
+
+
+@op("svd", grad_fn="LinalgSvdBackward0")
+def svd(a, *, full_matrices):
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    if not full_matrices or a.shape[-1] == a.shape[-2]:
+        return u, s, vh
+    # the extra singular vectors get no gradient (PyTorch ignores them in backward too)
+    k = s.shape[-1]
+    uf, _, vhf = jnp.linalg.svd(lax.stop_gradient(a), full_matrices=True)
+    return (jnp.concatenate([u, uf[..., k:]], axis=-1), s, jnp.concatenate([vh, vhf[..., k:, :]], axis=-2))
+
+
+@op("svdvals", grad_fn="LinalgSvdBackward0")
+def svdvals(a):
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+@op("eigh", grad_fn="LinalgEighBackward0")
+def eigh(a, *, upper):
+    a = _sym_grad(a)
+    if upper:
+        a = _mT(a)
+    w, v = jnp.linalg.eigh(a, UPLO="L", symmetrize_input=False)
+    return w, v
+
+
+@op("eigvalsh", grad_fn="LinalgEighBackward0")
+def eigvalsh(a, *, upper):
+    return eigh.fn(a, upper=upper)[0]
+
+
+def _tolerance(s, shape, atol, rtol):
+    smax = jnp.max(s, axis=-1, keepdims=True) if s.shape[-1] else jnp.zeros(s.shape[:-1] + (1,), s.dtype)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else jnp.finfo(s.dtype).eps * max(shape[-2:])
+    return jnp.maximum(0.0 if atol is None else atol, rtol * smax)
+
+
+@op("pinv", grad_fn="LinalgPinvBackward0")
+def pinv(a, *, atol, rtol, hermitian):
+    if atol is None:
+        r = jnp.finfo(a.dtype).eps * max(a.shape[-2:]) if rtol is None else rtol
+        return jnp.linalg.pinv(a, rtol=r, hermitian=hermitian)
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    keep = s > _tolerance(lax.stop_gradient(s), a.shape, atol, rtol)
+    inv_s = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)
+    return _mT(vh) @ (inv_s[..., :, None] * _mT(u))
+
+
+@op("matrix_rank", differentiable=False)
+def matrix_rank(a, *, atol, rtol, hermitian):
+    s = jnp.abs(jnp.linalg.eigvalsh(a)) if hermitian else jnp.linalg.svd(a, compute_uv=False)
+    return jnp.sum(s > _tolerance(s, a.shape, atol, rtol), axis=-1).astype(jnp.int64)
+
+
+@op("lstsq", grad_fn="LinalgLstsqBackward0")
+def lstsq(a, b, *, rcond, vector, with_residuals, with_singular_values):
+    """``(solution, residuals, rank, singular_values)``; residuals and singular values are
+    empty unless the driver computes them (gelsd/gelss), as in PyTorch."""
+    bm = b[..., None] if vector else b
+    x = jnp.linalg.pinv(a, rtol=rcond) @ bm
+    s = jnp.linalg.svd(lax.stop_gradient(a), compute_uv=False)
+    rank = jnp.sum(s > rcond * (jnp.max(s, axis=-1, keepdims=True) if s.shape[-1] else 0), axis=-1)
+    m, n = a.shape[-2:]
+    empty = jnp.zeros((0,), a.dtype)
+    if with_residuals and m > n:
+        resid = jnp.sum((a @ x - bm) ** 2, axis=-2)
+        full = jnp.all(rank == n)
+        residuals = resid[..., 0] if vector else resid
+        residuals = jnp.where(full, residuals, jnp.nan)
+    else:
+        residuals = empty
+    solution = x[..., 0] if vector else x
+    return solution, residuals, rank.astype(jnp.int64), s if with_singular_values else empty

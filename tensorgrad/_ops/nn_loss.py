@@ -1,0 +1,104 @@
+"""Loss ops that PyTorch runs as single kernels (each with its own backward node).
+
+``reduction`` is ``"none"``, ``"mean"`` or ``"sum"``. Losses that PyTorch composes from
+ordinary ops (l1, cross entropy, kl_div, the margin losses) are composed in
+``tensorgrad/nn/_functional/loss.py`` and record PyTorch's chain of nodes.
+"""
+
+import jax
+import jax.numpy as jnp
+
+from .registry import op
+
+
+def reduce(loss, reduction):
+    if reduction == "mean":
+        return jnp.mean(loss)
+    if reduction == "sum":
+        return jnp.sum(loss)
+    return loss
+
+
+@op("mse_loss")
+def mse_loss(x, target, *, reduction):
+    return reduce(jnp.square(x - target), reduction)
+
+
+@op("smooth_l1_loss", grad_fn="SmoothL1LossBackward0")
+def smooth_l1_loss(x, target, *, reduction, beta):
+    d = x - target
+    ad = jnp.abs(d)
+    return reduce(jnp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
+
+
+@op("huber_loss")
+def huber_loss(x, target, *, reduction, delta):
+    d = x - target
+    ad = jnp.abs(d)
+    return reduce(jnp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta)), reduction)
+
+
+def _nll(x, target, weight, reduction, ignore_index):
+    """Negative log likelihood with classes on axis 1 (axis 0 for an unbatched input)."""
+    axis = 1 if x.ndim > 1 else 0
+    keep = target != ignore_index
+    safe = jnp.where(keep, target, 0)
+    picked = jnp.take_along_axis(x, jnp.expand_dims(safe, axis), axis=axis)
+    picked = jnp.squeeze(picked, axis)
+    w = jnp.ones((), x.dtype) if weight.shape[0] == 0 else weight[safe].astype(x.dtype)
+    w = jnp.where(keep, w, jnp.zeros((), x.dtype))
+    loss = -picked * w
+    if reduction == "mean":
+        # a batch whose targets are all ignored gives 0 / 0 = nan, as in PyTorch
+        return jnp.sum(loss) / jnp.sum(jnp.broadcast_to(w, loss.shape))
+    return reduce(loss, reduction)
+
+
+@op("nll_loss", no_slot=(1, 2))
+def nll_loss(x, target, weight, *, reduction, ignore_index):
+    """``weight`` of shape (0,) means no class weights."""
+    return _nll(x, target, weight, reduction, ignore_index)
+
+
+@op("nll_loss2d", grad_fn="NllLoss2DBackward0", no_slot=(1, 2))
+def nll_loss2d(x, target, weight, *, reduction, ignore_index):
+    return _nll(x, target, weight, reduction, ignore_index)
+
+
+@jax.custom_vjp
+def _bce(x, target):
+    # PyTorch clamps each log at -100, so the loss stays finite at 0 and 1
+    return -(target * jnp.maximum(jnp.log(x), -100.0) + (1 - target) * jnp.maximum(jnp.log1p(-x), -100.0))
+
+
+def _bce_fwd(x, target):
+    return _bce(x, target), (x, target)
+
+
+def _bce_bwd(residuals, g):
+    # PyTorch's gradients: (x - t) / max(x (1 - x), 1e-12) for the input, -logit(x) for the target
+    x, target = residuals
+    dx = g * (x - target) / jnp.maximum((1 - x) * x, 1e-12)
+    dt = g * -(jnp.log(x) - jnp.log1p(-x))
+    return dx, dt
+
+
+_bce.defvjp(_bce_fwd, _bce_bwd)
+
+
+@op("binary_cross_entropy", no_slot=(2,))
+def binary_cross_entropy(x, target, weight, *, reduction):
+    loss = _bce(x, target.astype(x.dtype))
+    if weight.shape[0]:
+        loss = loss * weight
+    return reduce(loss, reduction)
+
+
+@op("binary_cross_entropy_with_logits", no_slot=(2, 3))
+def binary_cross_entropy_with_logits(x, target, weight, pos_weight, *, reduction):
+    """Stable in ``x``: ``(1 - t) x - (1 + (pos_weight - 1) t) log(sigmoid(x))``."""
+    log_weight = 1.0 if pos_weight.shape[0] == 0 else 1.0 + (pos_weight - 1.0) * target
+    loss = (1.0 - target) * x - log_weight * jax.nn.log_sigmoid(x)
+    if weight.shape[0]:
+        loss = loss * weight
+    return reduce(loss, reduction)

@@ -1,0 +1,283 @@
+"""Sorting, selection, cumulative scans and order statistics.
+
+Value-selecting ops (sort, topk, median with a dim, mode, cummax) pick their values with
+``take_along_axis`` at the chosen indices, so the gradient goes to exactly those entries, as
+in PyTorch. Full reductions that PyTorch differentiates by sharing the gradient among ties
+(median, aminmax) say so where they do it.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from .registry import op
+
+
+def _i64(x):
+    return x.astype(jnp.int64)
+
+
+def _evenly(x, value, axis=None, keepdims=False):
+    """``value`` (a reduction of x) whose gradient is shared evenly among the entries equal
+    to it, as PyTorch's ``evenly_distribute_backward``."""
+    expanded = value if (keepdims or axis is None) else jnp.expand_dims(value, axis)
+    mask = lax.stop_gradient((x == expanded) | (jnp.isnan(x) & jnp.isnan(expanded)))
+    count = jnp.sum(mask, axis=axis, keepdims=keepdims)
+    share = jnp.sum(jnp.where(mask, x, 0), axis=axis, keepdims=keepdims) / jnp.maximum(count, 1)
+    return lax.stop_gradient(value) + (share - lax.stop_gradient(share))
+
+
+# ---------------------------------------------------------------- sums and means
+
+@op("nansum")
+def nansum(x, *, dims, keepdim, dtype):
+    # NaN entries count as 0 and get no gradient
+    x = jnp.where(jnp.isnan(x), jnp.zeros_like(x), x) if jnp.issubdtype(x.dtype, jnp.inexact) else x
+    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=dtype)
+
+
+@op("std_mean", grad_fn="StdMeanBackward0")
+def std_mean(x, *, dims, correction, keepdim):
+    return (jnp.std(x, axis=dims, ddof=correction, keepdims=keepdim),
+            jnp.mean(x, axis=dims, keepdims=keepdim))
+
+
+@op("var_mean", grad_fn="VarMeanBackward0")
+def var_mean(x, *, dims, correction, keepdim):
+    return (jnp.var(x, axis=dims, ddof=correction, keepdims=keepdim),
+            jnp.mean(x, axis=dims, keepdims=keepdim))
+
+
+@op("count_nonzero", differentiable=False)
+def count_nonzero(x, *, dims):
+    return jnp.sum(x != 0, axis=dims, dtype=jnp.int64)
+
+
+@op("aminmax", grad_fn="AminmaxBackward0")
+def aminmax(x, *, dim, keepdim):
+    # jnp.min/max share the gradient evenly among ties, as PyTorch's aminmax does
+    return jnp.min(x, axis=dim, keepdims=keepdim), jnp.max(x, axis=dim, keepdims=keepdim)
+
+
+# ---------------------------------------------------------------- cumulative
+
+@op("cumprod")
+def cumprod(x, *, dim, dtype):
+    return jnp.cumprod(x.astype(dtype), axis=dim)
+
+
+@op("logcumsumexp")
+def logcumsumexp(x, *, dim):
+    return lax.cumlogsumexp(x, axis=dim)
+
+
+def _cum_extreme(x, dim, better):
+    """Running extreme along ``dim`` with the index of its latest occurrence."""
+    idx = lax.broadcasted_iota(jnp.int64, x.shape, dim)
+
+    def combine(a, b):
+        va, ia = a
+        vb, ib = b
+        # b is later; it wins ties (PyTorch keeps the latest index) and NaN sticks
+        take_b = better(vb, va) | (vb == va) | jnp.isnan(vb)
+        take_b = take_b & ~(jnp.isnan(va) & ~jnp.isnan(vb))
+        return jnp.where(take_b, vb, va), jnp.where(take_b, ib, ia)
+
+    _, best = lax.associative_scan(combine, (lax.stop_gradient(x), idx), axis=dim)
+    return jnp.take_along_axis(x, best, axis=dim), best
+
+
+@op("cummax")
+def cummax(x, *, dim):
+    return _cum_extreme(x, dim, lambda a, b: a > b)
+
+
+@op("cummin")
+def cummin(x, *, dim):
+    return _cum_extreme(x, dim, lambda a, b: a < b)
+
+
+# ---------------------------------------------------------------- sorting and selection
+
+def _sort_indices(x, dim, descending):
+    if x.dtype == jnp.bool_:
+        x = x.astype(jnp.int8)
+    return _i64(jnp.argsort(x, axis=dim, stable=True, descending=descending))
+
+
+@op("sort")
+def sort(x, *, dim, descending):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = _sort_indices(lax.stop_gradient(x), dim, descending)
+    return jnp.take_along_axis(x, idx, axis=dim), idx
+
+
+@op("sort_stable", grad_fn="SortBackward1")
+def sort_stable(x, *, dim, descending):
+    return sort.fn(x, dim=dim, descending=descending)
+
+
+@op("argsort", differentiable=False)
+def argsort(x, *, dim, descending):
+    if x.ndim == 0:
+        return jnp.zeros((), jnp.int64)
+    return _sort_indices(x, dim, descending)
+
+
+@op("topk")
+def topk(x, *, k, dim, largest):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    moved = jnp.moveaxis(lax.stop_gradient(x), dim, -1)
+    if not largest:
+        moved = -moved if moved.dtype != jnp.bool_ else ~moved
+    _, idx = lax.top_k(moved, k)
+    idx = jnp.moveaxis(_i64(idx), -1, dim)
+    return jnp.take_along_axis(x, idx, axis=dim), idx
+
+
+def _median_index(x, dim, ignore_nan):
+    """The index (keepdims) of the lower median along ``dim``: NaN wins unless ignored."""
+    n = x.shape[dim]
+    order = jnp.argsort(x, axis=dim, stable=True)
+    nans = jnp.isnan(x)
+    if ignore_nan:
+        valid = jnp.sum(~nans, axis=dim, keepdims=True)
+        pos = jnp.maximum(valid - 1, 0) // 2
+    else:
+        pos = jnp.full_like(jnp.sum(nans, axis=dim, keepdims=True), (n - 1) // 2)
+    idx = jnp.take_along_axis(order, pos, axis=dim)
+    if not ignore_nan:
+        first_nan = jnp.argmax(nans, axis=dim, keepdims=True)
+        idx = jnp.where(jnp.any(nans, axis=dim, keepdims=True), first_nan, idx)
+    return _i64(idx)
+
+
+@op("median")
+def median(x):
+    # the full median shares its gradient among the entries equal to it, as PyTorch
+    flat = x.reshape(-1)
+    idx = _median_index(lax.stop_gradient(flat), 0, False)
+    return _evenly(flat, jnp.take_along_axis(flat, idx, 0)[0])
+
+
+@op("nanmedian")
+def nanmedian(x):
+    flat = x.reshape(-1)
+    idx = _median_index(lax.stop_gradient(flat), 0, True)
+    return _evenly(flat, jnp.take_along_axis(flat, idx, 0)[0])
+
+
+def _select_at(x, idx, dim, keepdim):
+    values = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        values = jnp.squeeze(values, dim)
+        idx = jnp.squeeze(idx, dim)
+    return values, idx
+
+
+@op("median_dim", grad_fn="MedianBackward1")
+def median_dim(x, *, dim, keepdim):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    return _select_at(x, _median_index(lax.stop_gradient(x), dim, False), dim, keepdim)
+
+
+@op("nanmedian_dim", grad_fn="NanmedianBackward1")
+def nanmedian_dim(x, *, dim, keepdim):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    return _select_at(x, _median_index(lax.stop_gradient(x), dim, True), dim, keepdim)
+
+
+@op("mode")
+def mode(x, *, dim, keepdim):
+    """The most frequent value (the smallest among equally frequent ones) and the index of
+    its last occurrence, as PyTorch."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    v = jnp.moveaxis(lax.stop_gradient(x), dim, -1)
+    n = v.shape[-1]
+    counts = jnp.sum(v[..., :, None] == v[..., None, :], axis=-1)
+    best = jnp.max(counts, axis=-1, keepdims=True)
+    candidates = jnp.where(counts == best, v, jnp.max(v, axis=-1, keepdims=True))
+    value = jnp.min(candidates, axis=-1, keepdims=True)
+    positions = jnp.where(v == value, jnp.arange(n), -1)
+    idx = jnp.moveaxis(_i64(jnp.max(positions, axis=-1, keepdims=True)), -1, dim)
+    return _select_at(x, idx, dim, keepdim)
+
+
+@op("quantile_ranks", differentiable=False)
+def quantile_ranks(sorted_x, q, *, dim, interpolation, ignore_nan):
+    """Positions and weights for ``quantile``: ``(lower, upper, weight)`` per quantile in q.
+
+    ``sorted_x`` is sorted along ``dim`` (NaN last); outputs have a leading quantile axis and
+    keep ``dim`` with size 1, ready for ``gather`` and ``lerp``.
+    """
+    n = sorted_x.shape[dim]
+    nans = jnp.isnan(sorted_x)
+    if ignore_nan:
+        last = jnp.maximum(jnp.sum(~nans, axis=dim, keepdims=True) - 1, 0).astype(q.dtype)
+    else:
+        last = jnp.asarray(n - 1, q.dtype)
+    q = q.reshape((-1,) + (1,) * sorted_x.ndim)
+    ranks = q * last
+    if not ignore_nan:
+        # any NaN in the slice makes the quantile NaN: point at the last (NaN) entry
+        ranks = jnp.where(jnp.any(nans, axis=dim, keepdims=True), last, ranks)
+    if interpolation == "lower":
+        ranks = jnp.floor(ranks)
+    elif interpolation == "higher":
+        ranks = jnp.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = jnp.round(ranks)
+    lower = jnp.floor(ranks)
+    upper = jnp.ceil(ranks)
+    weight = ranks - lower
+    if interpolation == "midpoint":
+        weight = jnp.full_like(ranks, 0.5)
+    shape = (q.shape[0],) + sorted_x.shape[:dim] + (1,) + sorted_x.shape[dim + 1:]
+    lower = jnp.broadcast_to(_i64(lower), shape)
+    upper = jnp.broadcast_to(_i64(upper), shape)
+    return lower, upper, jnp.broadcast_to(weight.astype(sorted_x.dtype), shape)
+
+
+# ---------------------------------------------------------------- searching and counting
+
+@op("searchsorted", differentiable=False)
+def searchsorted(seq, values, *, right, out_int32):
+    dtype = jnp.int32 if out_int32 else jnp.int64
+    side = "right" if right else "left"
+    if seq.ndim == 1:
+        return jnp.searchsorted(seq, values, side=side).astype(dtype)
+    lead = seq.shape[:-1]
+    flat_seq = seq.reshape((-1, seq.shape[-1]))
+    flat_values = values.reshape((flat_seq.shape[0], -1))
+    out = jax.vmap(lambda s, v: jnp.searchsorted(s, v, side=side))(flat_seq, flat_values)
+    return out.reshape(lead + values.shape[len(lead):]).astype(dtype)
+
+
+@op("histc", differentiable=False)
+def histc(x, *, bins, lo, hi):
+    flat = x.reshape(-1)
+    if lo == hi:
+        lo_v = jnp.min(flat) if flat.size else jnp.zeros((), x.dtype)
+        hi_v = jnp.max(flat) if flat.size else jnp.zeros((), x.dtype)
+        same = lo_v == hi_v
+        lo_v = jnp.where(same, lo_v - 1, lo_v)
+        hi_v = jnp.where(same, hi_v + 1, hi_v)
+    else:
+        lo_v = jnp.asarray(lo, x.dtype)
+        hi_v = jnp.asarray(hi, x.dtype)
+    inside = (flat >= lo_v) & (flat <= hi_v)
+    pos = jnp.floor((flat - lo_v) / (hi_v - lo_v) * bins).astype(jnp.int64)
+    pos = jnp.clip(pos, 0, bins - 1)
+    return jnp.zeros(bins, x.dtype).at[pos].add(inside.astype(x.dtype))
+
+
+@op("bincount", differentiable=False)
+def bincount(x, weights, *, length, dtype):
+    if weights is None:
+        return jnp.zeros(length, jnp.int64).at[x].add(1)
+    return jnp.zeros(length, dtype).at[x].add(weights.astype(dtype))

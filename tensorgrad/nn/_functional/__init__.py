@@ -1,0 +1,1 @@
+"""The implementation of ``tensorgrad.nn.functional``, one topic per module (private)."""

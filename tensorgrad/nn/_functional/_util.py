@@ -1,0 +1,100 @@
+"""Argument handling shared by the functional modules: dtype checks, spatial tuples,
+reductions, in-place variants and the placeholder for an absent optional tensor."""
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+
+from ... import _dtype
+from ..._autograd.grad_mode import no_grad
+from ..._tensor import Tensor, check_inplace, commit_inplace, _wrap
+
+_ABSENT = {}
+
+
+def absent(dtype):
+    """An empty tensor that stands for a missing optional argument (bias, weight).
+
+    Passing it keeps PyTorch's ``(None, 0)`` slot in ``next_functions``; the op treats an
+    array of shape ``(0,)`` as "not given".
+    """
+    t = _ABSENT.get(dtype)
+    if t is None:
+        t = _ABSENT[dtype] = _wrap(jnp.zeros((0,), dtype.np))
+    return t
+
+
+def or_absent(t, dtype):
+    return absent(dtype) if t is None else t
+
+
+def not_implemented(kernel, dtype):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype.c_name}\'')
+
+
+def require_float(input, kernel):
+    """PyTorch's error for a kernel that has no integer or bool version."""
+    if input.dtype.kind != _dtype.FLOAT:
+        raise not_implemented(kernel, input.dtype)
+
+
+def require_tensor(x, name, position=1):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
+def is_tracer(t):
+    """True inside a JAX transform, where values can't be read on the host."""
+    return isinstance(t._data, jax.core.Tracer)
+
+
+def ntuple(value, n, name, fn):
+    """``value`` as an n-tuple of ints (an int repeats), with PyTorch's length error."""
+    if isinstance(value, (list, tuple)):
+        value = tuple(int(v) for v in value)
+        if len(value) == 1:
+            return value * n
+        if len(value) != n:
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of {n} values to match the "
+                f"convolution dimensions, but got {name}={list(value)}")
+        return value
+    return (int(value),) * n
+
+
+def reduction_of(size_average, reduce, reduction, *, allowed=("none", "mean", "sum")):
+    """The reduction string, resolving the deprecated ``size_average``/``reduce`` pair."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "mean" if size_average and reduce else ("sum" if reduce else "none")
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            UserWarning, stacklevel=3)
+        return reduction
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      UserWarning, stacklevel=3)
+        return "mean"
+    if reduction not in allowed:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def maybe_inplace(input, inplace, compute):
+    """``compute(input)``, written back into ``input`` when ``inplace`` (PyTorch's ``fn_``)."""
+    if not inplace:
+        return compute(input)
+    check_inplace(input)
+    return commit_inplace(input, compute(input))
+
+
+def write_no_grad(target, array):
+    """Overwrite ``target`` (running statistics) outside autograd; bumps its version."""
+    with no_grad():
+        commit_inplace(target, _wrap(array.astype(target._data.dtype)))
+
+
+def size_str(shape):
+    return f"torch.Size({list(shape)})"

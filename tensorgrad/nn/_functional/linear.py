@@ -1,0 +1,234 @@
+"""Linear maps and lookups: linear, bilinear, embedding, one_hot, scaled dot-product attention.
+
+Each composes PyTorch's own decomposition, so ``grad_fn`` chains print as PyTorch's do
+(``AddmmBackward0`` for a 2-D ``linear``, ``ViewBackward0`` over it for other ranks, ...).
+"""
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _dtype
+from ..._api import math as M
+from ..._api import shape as S
+from ..._ops import nn as N
+from ..._ops import shape as SO
+from ..._tensor import apply, _wrap, _C_TYPE
+from ._util import is_tracer, not_implemented, write_no_grad
+from .activation import dropout
+
+
+# ---------------------------------------------------------------- linear
+
+def _check_bias_expands(bias, rows, out_features):
+    shape = tuple(bias.shape)
+    target = (rows, out_features)
+    if len(shape) > 2:
+        raise RuntimeError(
+            f"expand(torch.{bias.dtype.legacy}{{{list(shape)}}}, size={list(target)}): the number of sizes provided "
+            f"(2) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    for i in range(1, len(shape) + 1):
+        have, want = shape[-i], target[-i]
+        if have != want and have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton "
+                f"dimension {2 - i}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``, recorded as PyTorch records it.
+
+    A 2-D input with a bias is one ``addmm`` (AddmmBackward0); other ranks are flattened to
+    2-D and viewed back; without a bias it is a matmul.
+
+    >>> import tensorgrad as torch
+    >>> torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 3), torch.zeros(4)).shape
+    torch.Size([2, 4])
+    """
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and {weight.ndim}D")
+    if input.dtype is _dtype.bool_:
+        raise not_implemented("addmm_impl_cpu_", input.dtype)
+    wt = S.t(weight)
+    if bias is None:
+        if input.ndim <= 2:
+            return M.matmul(input, wt)
+        flat = S.reshape(input, -1, input.shape[-1])
+        out = M.mm(flat, wt)
+        return apply(SO.reshape_copy, (out,), (tuple(input.shape[:-1]) + (out.shape[-1],),))
+    if weight.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
+    if input.ndim == 2:
+        M._check_mm(input, wt, "mm")
+        _check_bias_expands(bias, input.shape[0], weight.shape[0])
+        return M.addmm(bias, input, wt)
+    flat = S.reshape(input, -1, input.shape[-1])
+    M._check_mm(flat, wt, "mm")
+    _check_bias_expands(bias, flat.shape[0], weight.shape[0])
+    out = M.addmm(bias, flat, wt)
+    return S.view(out, tuple(input.shape[:-1]) + (weight.shape[0],))
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} and "
+                f"{input2.shape[i]}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-dimensional, but got {weight.ndim}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected "
+            f"{weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
+            f"{weight.shape[2]}")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0] if bias.ndim else 0} but "
+            f"expected {weight.shape[0]}")
+    x1 = S.reshape(input1, -1, input1.shape[-1])
+    x2 = S.reshape(input2, -1, input2.shape[-1])
+    out = apply(N.trilinear, (x1, weight, x2))
+    out = S.reshape(out, tuple(input1.shape[:-1]) + (weight.shape[0],))
+    return out if bias is None else out + bias
+
+
+# ---------------------------------------------------------------- lookups
+
+def _check_indices(input, num, what="self"):
+    """PyTorch raises IndexError for an index outside ``[0, num)`` (checked on the host)."""
+    if input.numel() == 0 or is_tracer(input):
+        return
+    arr = np.asarray(input._data)
+    if arr.min() < 0 or arr.max() >= num:
+        raise IndexError(f"index out of range in {what}")
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of ``weight`` picked by the integer ``input``.
+
+    ``padding_idx``'s row gets no gradient; ``max_norm`` first rescales (in place, untracked)
+    the picked rows whose ``norm_type``-norm exceeds it, as PyTorch does.
+    """
+    if input.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got torch.{input.dtype.legacy} instead (while checking arguments for embedding)")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx >= num or padding_idx < -num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += num
+    if sparse:
+        raise NotImplementedError(
+            "embedding(sparse=True): tensorgrad has no sparse tensors; use sparse=False (dense gradients)")
+    _check_indices(input, num)
+    if max_norm is not None:
+        new = apply(N.embedding_renorm, (weight, input), (float(max_norm), float(norm_type)))
+        write_no_grad(weight, new._data)
+    return apply(N.embedding, (weight, input), (padding_idx, bool(scale_grad_by_freq)))
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor with a trailing axis of ``num_classes`` holding a 1 at each index."""
+    if tensor.dtype is not _dtype.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    arr = None if is_tracer(tensor) else np.asarray(tensor._data)
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        if arr is None:
+            raise RuntimeError("one_hot: num_classes=-1 needs concrete values; pass num_classes inside a transform")
+        num_classes = int(arr.max()) + 1
+    elif num_classes < -1:
+        raise RuntimeError("num_classes should be positive")
+    if arr is not None and arr.size:
+        if arr.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if arr.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return apply(N.one_hot, (tensor,), (int(num_classes),))
+
+
+# ---------------------------------------------------------------- attention
+
+def _batched_matmul(a, b):
+    """PyTorch's matmul of batched matrices: expand, fold the batch, bmm, unfold."""
+    if a.ndim == 2 and b.ndim == 2:
+        return M.mm(a, b)
+    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    a3 = S.reshape(S.expand(a, batch + tuple(a.shape[-2:])), (-1,) + tuple(a.shape[-2:]))
+    b3 = S.reshape(S.expand(b, batch + tuple(b.shape[-2:])), (-1,) + tuple(b.shape[-2:]))
+    out = M.bmm(a3, b3)
+    return apply(SO.reshape_copy, (out,), (batch + tuple(out.shape[-2:]),))
+
+
+def _repeat_heads(x, groups):
+    """``x.repeat_interleave(groups, dim=-3)`` for grouped-query attention."""
+    shape = tuple(x.shape)
+    y = S.expand(S.unsqueeze(x, -3), shape[:-2] + (groups,) + shape[-2:])
+    return S.reshape(y, shape[:-3] + (shape[-3] * groups,) + shape[-2:])
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """``softmax(q @ k.T * scale + mask) @ v`` along the last two axes (PyTorch's math path).
+
+    A boolean ``attn_mask`` keeps the positions where it is True; ``is_causal`` keeps the lower
+    triangle. Rows with no kept position give zeros. ``dropout_p`` drops attention weights
+    with tensorgrad's global generator.
+    """
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_c_type(query)} key.dtype: {_c_type(key)} and value.dtype: {_c_type(value)} instead.")
+    if attn_mask is not None and is_causal:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if attn_mask is not None and attn_mask.dtype is not _dtype.bool_ and attn_mask.dtype is not query.dtype:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+            f"{_c_type(attn_mask)} and  query.dtype: {_c_type(query)} instead.")
+    if query.shape[-1] != key.shape[-1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{math.prod(key.shape[:-2]) or 1}, "
+            f"{query.shape[-1]}] but got: [{math.prod(key.shape[:-2]) or 1}, {key.shape[-1]}].")
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        groups = query.shape[-3] // key.shape[-3]
+        key = _repeat_heads(key, groups)
+        value = _repeat_heads(value, groups)
+    length, source = query.shape[-2], key.shape[-2]
+    factor = math.sqrt(scale if scale is not None else 1.0 / math.sqrt(query.shape[-1]))
+    q = apply(N.mul_scalar, (query,), (factor,))
+    k = apply(N.mul_scalar, (S.transpose(key, -2, -1),), (factor,))
+    attn = _batched_matmul(q, k)
+    if is_causal:
+        attn_mask = _wrap(jnp.tril(jnp.ones((length, source), bool)))
+    if attn_mask is not None:
+        if attn_mask.dtype is _dtype.bool_:
+            zero = jnp.zeros((), query._data.dtype)
+            attn_mask = _wrap(jnp.where(attn_mask._data, zero, -jnp.inf).astype(query._data.dtype))
+        attn = attn + attn_mask
+    attn = apply(N.safe_softmax, (attn,), (attn.ndim - 1,))
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p)
+    return _batched_matmul(attn, value)
+
+
+def _c_type(t):
+    return _C_TYPE[t.dtype.name]

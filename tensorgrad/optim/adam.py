@@ -1,0 +1,87 @@
+"""Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant."""
+
+from .._api.creation import zeros_like
+from .._api.math import maximum
+from .optimizer import Optimizer, addcdiv_, addcmul_, lerp_, step_tensor
+
+
+def _check_adam_args(lr, betas, eps, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    """Adam: moving averages of the gradient and its square, bias-corrected.
+
+    ``weight_decay`` adds ``weight_decay * param`` to the gradient (L2), unless
+    ``decoupled_weight_decay=True`` (AdamW), which shrinks the parameter directly.
+    ``amsgrad=True`` divides by the running maximum of the second moment.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def _update(self, group):
+        lr = group["lr"]
+        beta1, beta2 = group["betas"]
+        eps = group["eps"]
+        weight_decay = group["weight_decay"]
+        amsgrad = group["amsgrad"]
+        for p, grad in self._with_grads(group):
+            state = self.state[p]
+            if not state:
+                state["step"] = step_tensor()
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = zeros_like(p)
+            exp_avg = state["exp_avg"]
+            exp_avg_sq = state["exp_avg_sq"]
+            state["step"].add_(1)
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad.add(p, alpha=weight_decay)
+            lerp_(exp_avg, grad, 1 - beta1)
+            addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+            step = state["step"].item()
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
+                second = state["max_exp_avg_sq"]
+            else:
+                second = exp_avg_sq
+            denom = second.sqrt().div(bias_correction2_sqrt).add_(eps)
+            addcdiv_(p, exp_avg, denom, -step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: each step first scales the parameter by
+    ``1 - lr * weight_decay`` (default ``weight_decay=0.01``)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -1,0 +1,348 @@
+"""The Optimizer base class: parameter groups, per-parameter state, state dicts and hooks.
+
+Subclasses implement ``_update(group)``, which writes new parameter values in place for the
+parameters of ``group`` that have a gradient; ``step`` runs it under ``no_grad`` for every
+group, after evaluating the optional closure with grad enabled. The in-place updates follow
+PyTorch's single-tensor (CPU) algorithms operation by operation, so results agree with
+PyTorch's to float rounding.
+"""
+
+import copy
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from itertools import chain
+
+from .. import _dtype
+from .._autograd.grad_mode import enable_grad, no_grad
+from .._hooks import RemovableHandle
+from .._tensor import Tensor
+from .._api.creation import tensor as _tensor
+
+
+class _Required:
+    """The marker for a hyperparameter that has no default (``optim.optimizer.required``)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "") else f"{module}.{name}"
+
+
+# ---------------------------------------------------------------- in-place update helpers
+# PyTorch's fused in-place kernels written with tensorgrad's ops in the same order of
+# operations (a Python number is rounded to the tensor's dtype before it is used, as there).
+
+def addcmul_(t, a, b, value=1.0):
+    """``t += value * a * b``."""
+    return t.add_(a.mul(value).mul(b))
+
+
+def addcdiv_(t, a, b, value=1.0):
+    """``t += value * a / b``."""
+    return t.add_(a.mul(value).div(b))
+
+
+def lerp_(t, end, weight):
+    """``t += weight * (end - t)`` with PyTorch's two formulas for small and large weights."""
+    if abs(weight) < 0.5:
+        return t.add_(end.sub(t).mul(weight))
+    return t.copy_(end.sub(end.sub(t).mul(1 - weight)))
+
+
+def axpy_(t, x, alpha):
+    """``t += alpha * x`` with ``alpha`` a value that may change every step (no recompile)."""
+    return t.add_(x.mul(alpha))
+
+
+def step_tensor():
+    """The float32 step counter PyTorch keeps in each parameter's state."""
+    return _tensor(0.0, dtype=_dtype.float32)
+
+
+def _hooked(step):
+    """Wrap an optimizer's ``step`` to run the step hooks and to note that it was called
+    (learning-rate schedulers warn when they step before the optimizer)."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {result}.")
+                args, kwargs = result
+        self._opt_called = True
+        out = step(self, *args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+    wrapper._hooked = True
+    return wrapper
+
+
+class Optimizer:
+    """Base class of the optimizers.
+
+    Arguments:
+      params: an iterable of Tensors, of ``(name, Tensor)`` pairs, or of dicts that define
+        parameter groups (each with a ``"params"`` entry and optional hyperparameters).
+      defaults: the hyperparameters a group takes when it does not set them.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with ``"params"`` and optional hyperparameters)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        tensors = []
+        names = []
+        for param in params:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        if names and len(names) != len(tensors):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+            if param.dtype.kind < _dtype.FLOAT:
+                raise TypeError(f"optimizer can only optimize floating point or complex Tensors, but one of the "
+                                f"params has dtype {param.dtype}")
+        param_group["params"] = tensors
+        if names:
+            param_group["param_names"] = names
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len({id(p) for p in tensors}) != len(tensors):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. cannot add param "
+                                 f"group {which} to the optimizer")
+        if any(id(p) in seen for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ------------------------------------------------------------------ stepping
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all optimized tensors (to None by default)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                    continue
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _hooked(step)
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        The closure (which re-evaluates the model and returns the loss) runs with grad enabled;
+        the updates run under ``no_grad``.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._update(group)
+        return loss
+
+    def _update(self, group):
+        raise NotImplementedError
+
+    def _with_grads(self, group):
+        """``(param, grad)`` for the parameters of ``group`` that have a gradient (negated with
+        ``maximize``)."""
+        out = []
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            out.append((p, grad.neg() if group.get("maximize") else grad))
+        return out
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` runs before each step; it may return new ``(args, kwargs)``."""
+        return RemovableHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` runs after each step."""
+        return RemovableHandle(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        return self._hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        return self._hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        return self._hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        return self._hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    @staticmethod
+    def _hook(hooks, hook, prepend):
+        handle = RemovableHandle(hooks, hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    # ------------------------------------------------------------------ state dicts
+    def state_dict(self):
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``.
+
+        Parameters are replaced by their position across all groups; the state tensors are
+        the optimizer's own (not copies), as in PyTorch.
+        """
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                if id(p) not in index:
+                    index[id(p)] = len(index)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        result = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            out = hook(self, result)
+            if out is not None:
+                result = out
+        return result
+
+    def load_state_dict(self, state_dict):
+        """Load a ``state_dict()`` result; floating point state tensors take each parameter's dtype.
+
+        Raises ValueError, changing nothing, when the groups do not match this optimizer's.
+        """
+        state_dict = dict(state_dict)
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            out = hook(self, state_dict)
+            if out is not None:
+                state_dict = out
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for group, saved in zip(groups, saved_groups):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+        params_by_index = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                                   chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in params_by_index:
+                param = params_by_index[key]
+                state[param] = _cast_state(param, value)
+            else:
+                state[key] = value
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+
+def _cast_state(param, value, key=None):
+    """A loaded state value converted to ``param``'s dtype (the ``step`` counter is kept as is)."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype)
+        return value
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value
+
+
+Optimizer.step = _hooked(Optimizer.step)

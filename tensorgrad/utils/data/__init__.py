@@ -1,0 +1,17 @@
+"""``tensorgrad.utils.data``: datasets, samplers and the DataLoader."""
+
+from .dataset import (
+    Dataset as Dataset, IterableDataset as IterableDataset, TensorDataset as TensorDataset,
+    StackDataset as StackDataset, ConcatDataset as ConcatDataset, ChainDataset as ChainDataset,
+    Subset as Subset, random_split as random_split,
+)
+from .sampler import (
+    Sampler as Sampler, SequentialSampler as SequentialSampler, RandomSampler as RandomSampler,
+    SubsetRandomSampler as SubsetRandomSampler, BatchSampler as BatchSampler,
+)
+from .dataloader import DataLoader as DataLoader
+from ._collate import default_collate as default_collate, default_convert as default_convert
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
+           "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "BatchSampler", "DataLoader", "default_collate", "default_convert"]
