@@ -51,6 +51,11 @@ from ._api.creation import (
 )
 from ._api.math import *  # noqa: F401,F403  (the torch-level math functions, listed in __all__ there)
 from ._api.math import result_type as result_type
+from ._api.extra_math import *  # noqa: F401,F403  (special functions, fmod/fmax/lerp/..., listed in __all__)
+from ._api.reductions import *  # noqa: F401,F403  (nanmean, cumprod, median, sort, topk, quantile, ...)
+from ._api.indexing import *  # noqa: F401,F403  (gather/scatter, index_*, roll, tril, meshgrid, unique, ...)
+from ._api.linalg import *  # noqa: F401,F403  (einsum, tensordot, kron, baddbmm, det, matrix_power, ...)
+from . import linalg as linalg
 from ._api.shape import (
     view as view, reshape as reshape, flatten as flatten, unflatten as unflatten, squeeze as squeeze,
     unsqueeze as unsqueeze, transpose as transpose, swapaxes as swapaxes, swapdims as swapdims, t as t,
@@ -67,6 +72,8 @@ from .autograd.anomaly_mode import (
 )
 from ._bridge import call_jax as call_jax, from_jax as from_jax, from_dlpack as from_dlpack
 from . import func as func
+from . import testing as testing
+from . import nn as nn
 from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load

@@ -303,6 +303,9 @@ class Tensor:
         old = self._grad
         if old is None:
             self._grad = _wrap(g)
+        elif retained:
+            # PyTorch's retain_grad hook accumulates out of place (a new .grad object)
+            self._grad = _wrap(engine._add(old._data, g))
         elif old._grad_fn is not None or old._rg:
             self._grad = old + _wrap(g)
         else:
@@ -357,6 +360,10 @@ class Tensor:
         self._vcache = None
 
     def __repr__(self, *, tensor_contents=None):
+        data = self._data
+        if isinstance(data, jax.core.Tracer):
+            # inside a JAX transform the value may be abstract: show what JAX knows about it
+            return f"tensor({data!r})"
         return REPR(self)
 
     def __format__(self, spec):
@@ -614,6 +621,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
         if isinstance(a, Tensor):
             if a._base is not None and STATE.grad:
                 a._sync_view()
+                if a._base._rg:
+                    record = True       # a view requires grad when its base does
             arrays.append(a._data)
             if a._rg:
                 record = True
@@ -674,7 +683,6 @@ def _make_output(op, args, arrays, cfg, out, k, node, view_result):
         t._attr_version = (src._vc or cell).version
         if not STATE.grad:
             t._creation = "no_grad"
-            t._rg = base._rg
         elif k is not None:
             t._creation = "multi"
     else:
@@ -719,6 +727,9 @@ def _record(op, args, arrays, cfg, view_result):
             mask.append(False)
             if op.scalar_slots and isinstance(a, _NUMBER):
                 edges.append((None, 0))
+                if saved is not None and len(args) == 2:
+                    # ``x * 2``, ``x / 2``: as PyTorch, only the number is kept, not x
+                    saved = None
     fwd = op._fwd.get(cfg)
     try:
         out = (fwd or op.forward(cfg))(*arrays)
@@ -915,7 +926,7 @@ def _copy_slices_op(inner):
         def copy_slices(base, dyns, *rest, steps, cfg):
             return _scatter(steps, base, dyns, inner.bind(cfg)(_compose(steps, base, dyns), *rest))
 
-        op = OpDef("copy_slices_" + inner.name, copy_slices, "CopySlices", saves=inner.saves, scalar_slots=False)
+        op = OpDef("copy_slices_" + inner.name, copy_slices, "CopySlices", saves="unchecked", scalar_slots=False)
         _COPY_SLICES_OPS[inner] = op
     return op
 
@@ -1071,11 +1082,15 @@ def _tensor_add(a, b):
 GRAPH_OPS = engine.GraphOps(wrap=_wrap, replay=_replay, add=_tensor_add, version_error=_version_error)
 
 
+_CREATE_GRAPH_WARNED = []
+
+
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, *, allow_unused=True):
     """``autograd.backward``: validate roots and gradients, then run the engine."""
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
+    if create_graph and not _CREATE_GRAPH_WARNED:
+        _CREATE_GRAPH_WARNED.append(True)   # PyTorch warns once per process (TORCH_WARN_ONCE)
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between the parameter "
             "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "

@@ -274,29 +274,40 @@ def check_kink_vs_torch(kink, torch):
 
 # ====================================================================== coverage
 
+class _Recording(dict):
+    """An op's cache of compiled forwards that notes each lookup (dispatch reads ``op._fwd``)."""
+
+    def __init__(self, cache, key, seen):
+        super().__init__(cache)
+        self.key = key
+        self.seen = seen
+
+    def get(self, cfg, default=None):
+        self.seen.add(self.key)
+        return super().get(cfg, default)
+
+    def __getitem__(self, cfg):
+        self.seen.add(self.key)
+        return super().__getitem__(cfg)
+
+
 def reached_ops(rows):
-    """The registry keys of the ops that running ``rows`` (first float64 sample, grad on) applies."""
-    from tensorgrad._ops.registry import OPS, OpDef
+    """The registry keys of the ops that running ``rows`` (every sample; grad on for float64) applies."""
+    from tensorgrad._ops.registry import OPS
 
-    keys = {id(d): k for k, d in OPS.items()}
     seen = set()
-    original = OpDef.forward
-
-    def forward(self, cfg):
-        if id(self) in keys:
-            seen.add(keys[id(self)])
-        return original(self, cfg)
-
-    OpDef.forward = forward
+    for key, d in OPS.items():
+        d._fwd = _Recording(d._fwd, key, seen)
     try:
         for row in rows:
-            dtype = "float64" if "float64" in row.dtypes else row.dtypes[0]
-            for sample in row.samples(maker(row, dtype))[:1]:
-                call(tensorgrad, row, sample, requires_grad=row.grad)
+            for dtype in row.dtypes:
+                for sample in row.samples(maker(row, dtype)):
+                    call(tensorgrad, row, sample, requires_grad=row.grad and dtype == "float64")
             for err in row.errors:
                 raised(lambda: call(tensorgrad, row, Sample(err.args, err.kwargs), fn=err.call))
     finally:
-        OpDef.forward = original
+        for d in OPS.values():
+            d._fwd = dict(d._fwd)
     return seen
 
 

@@ -10,6 +10,7 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import special as SP
 from .._tensor import Tensor, apply
+from .inplace import inplace_of
 from .math import as_operand, result_type, _float_of, pow as _pow
 
 __all__ = ['nan_to_num', 'logit', 'sgn', 'sinc', 'deg2rad', 'rad2deg', 'i0', 'signbit', 'isposinf', 'isneginf',
@@ -105,10 +106,9 @@ def mvlgamma(input, p, *, out=None):
     """The multivariate log-gamma function of dimension ``p``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    d = _float_of(input.dtype)
-    if input.numel() and not bool((input > (p - 1) / 2).all()):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2")
-    return apply(SP.mvlgamma, (input,), (d.np, int(p)))
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    return apply(SP.mvlgamma, (input,), (_float_of(input.dtype).np, int(p)))
 
 
 # ---------------------------------------------------------------- binary
@@ -255,6 +255,8 @@ bitwise_right_shift = _shift(SP.bitwise_right_shift, "bitwise_right_shift", "rsh
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` (broadcasting)."""
     d = result_type(input, tensor1, tensor2)
+    if d is _dtype.bool_:
+        raise _not_implemented("addcmul_cpu_out".replace("_cpu", ""), d)
     return apply(SP.addcmul, (input, tensor1, tensor2), (d.np, value))
 
 
@@ -279,6 +281,8 @@ def clamp_min(input, min, *, out=None):
     d = result_type(input, min)
     if isinstance(min, Tensor):
         return apply(SP.clamp_min_tensor, (input, min), (d.np,))
+    if d is _dtype.bool_:
+        raise _not_implemented("clamp_min_scalar", d)
     return apply(SP.clamp_min, (input, min), (d.np,))
 
 
@@ -288,6 +292,8 @@ def clamp_max(input, max, *, out=None):
     d = result_type(input, max)
     if isinstance(max, Tensor):
         return apply(SP.clamp_max_tensor, (input, max), (d.np,))
+    if d is _dtype.bool_:
+        raise _not_implemented("clamp_max_scalar", d)
     return apply(SP.clamp_max, (input, max), (d.np,))
 
 
@@ -299,7 +305,7 @@ def _rlshift(self, other):
     return bitwise_left_shift(other, self)
 
 
-# Tensor methods (attached by _api/methods.py); in-place twins come from INPLACE_NAMES.
+# Tensor methods, attached by _api/methods.py
 METHODS = {
     "nan_to_num": nan_to_num, "logit": logit, "sgn": sgn, "sinc": sinc, "deg2rad": deg2rad,
     "rad2deg": rad2deg, "i0": i0, "signbit": signbit, "isposinf": isposinf, "isneginf": isneginf,
@@ -313,11 +319,21 @@ METHODS = {
     "__rlshift__": _rlshift, "__rrshift__": _rshift,
 }
 
-INPLACE = {
-    name: METHODS[name] for name in (
-        "nan_to_num", "logit", "sgn", "sinc", "deg2rad", "rad2deg", "i0", "polygamma", "mvlgamma", "fmod",
-        "hypot", "lerp", "logaddexp", "copysign", "xlogy", "float_power", "ldexp", "nextafter", "heaviside",
-        "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "addcmul", "addcdiv", "clamp_min",
-        "clamp_max")
-}
-INPLACE_DUNDERS = {"__ilshift__": "bitwise_left_shift", "__irshift__": "bitwise_right_shift"}
+_INPLACE_OF = (
+    "nan_to_num", "logit", "sgn", "sinc", "deg2rad", "rad2deg", "i0", "polygamma", "mvlgamma", "fmod", "hypot",
+    "lerp", "logaddexp", "copysign", "xlogy", "ldexp", "nextafter", "heaviside", "gcd", "lcm",
+    "bitwise_left_shift", "bitwise_right_shift", "addcmul", "addcdiv", "clamp_min", "clamp_max")
+
+
+def _float_power_(self, exponent):
+    if self.dtype is not _dtype.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.c_name} but the operation's result "
+                           "requires dtype Double")
+    return inplace_of(float_power)(self, exponent)
+
+
+# in-place twins, by attribute name
+INPLACE = {name + "_": inplace_of(METHODS[name]) for name in _INPLACE_OF}
+INPLACE["float_power_"] = _float_power_
+INPLACE["__ilshift__"] = inplace_of(bitwise_left_shift)
+INPLACE["__irshift__"] = inplace_of(bitwise_right_shift)

@@ -21,11 +21,12 @@ from .._ops import shape as SH
 from .._ops import views as V
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import eye as _eye
+from .inplace import inplace_of
 from .math import _dims, _named, amax, amin, matmul, mm, sum as _sum, norm as _norm, where as _where
 from . import shape as S
 
 __all__ = ['einsum', 'tensordot', 'kron', 'baddbmm', 'addbmm', 'addmv', 'addr', 'trace', 'cross', 'vdot',
-           'chain_matmul', 'det', 'logdet', 'slogdet', 'inverse', 'pinverse', 'matrix_power', 'matrix_exp']
+           'chain_matmul', 'matrix_rank', 'det', 'logdet', 'slogdet', 'inverse', 'pinverse', 'matrix_power', 'matrix_exp']
 
 
 class LinAlgError(RuntimeError):
@@ -57,6 +58,8 @@ def _all_finite(t):
 # ---------------------------------------------------------------- products
 
 def vdot(input, other, *, out=None):
+    if input.dtype is _dtype.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     if input.dtype is not other.dtype:
@@ -91,6 +94,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     _same_dtype("expected scalar type {a} but found {b}", input, other)
+    if input.dtype is _dtype.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     d = _wrap_dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
@@ -113,9 +118,14 @@ def cross(input, other, dim=None, *, out=None):
     return linalg_cross(input, other, dim=dim)
 
 
+_BOOL_KERNELS = {"baddbmm": "baddbmm", "addbmm": "addmm_impl_cpu_", "addmv": "addmv_impl_cpu"}
+
+
 def _scaled_product(op, name, bias, a, b, beta, alpha):
     d = a.dtype
-    if d.kind <= _dtype.INT and (isinstance(beta, float) or isinstance(alpha, float)):
+    if d is _dtype.bool_ and name in _BOOL_KERNELS:
+        raise NotImplementedError(f"\"{_BOOL_KERNELS[name]}\" not implemented for 'Bool'")
+    if name == "addr" and d.kind <= _dtype.INT and (isinstance(beta, float) or isinstance(alpha, float)):
         which = "beta" if isinstance(beta, float) else "alpha"
         raise RuntimeError(f"For integral input tensors, argument {which} must not be a floating point number.")
     _same_dtype("expected m1 and m2 to have the same dtype, but got: {a} != {b}", a, b)
@@ -234,22 +244,31 @@ def einsum(equation, *operands):
     if len(operands) == 2 and not contracted and distinct:
         aligned = [_align(t, s, out) for t, s in zip(operands, subs)]
         return aligned[0] * aligned[1]
+    if operands[0].dtype is _dtype.bool_:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     core = apply(LD.einsum, tuple(operands), (full,))
     shape = tuple(core.shape)
     return S.view(apply(V.permute, (core,), (tuple(range(core.ndim)),)), shape)
 
 
 def _align(t, sub, out):
-    """``t`` permuted into ``out``'s letter order with size-1 dims for the missing letters."""
-    order = sorted(range(len(sub)), key=lambda k: out.index(sub[k]))
-    p = apply(V.permute, (t,), (tuple(order),))
-    shape = tuple(t.shape[sub.index(c)] if c in sub else 1 for c in out)
-    return p if shape == tuple(p.shape) else S.view(p, shape)
+    """``t`` with size-1 dims for the letters it lacks, permuted into ``out``'s order."""
+    missing = [c for c in out if c not in sub]
+    if missing:
+        t = S.view(t, tuple(t.shape) + (1,) * len(missing))
+        sub = sub + "".join(missing)
+    order = tuple(sub.index(c) for c in out)
+    return apply(V.permute, (t,), (order,))
 
 
 def _einsum_single(t, sub, out, full):
-    if len(set(sub)) != len(sub):
-        return apply(LD.einsum, (t,), (full,))
+    while len(set(sub)) != len(sub):
+        # a repeated subscript is a diagonal (which the view puts last)
+        c = next(c for c in sub if sub.count(c) > 1)
+        i = sub.index(c)
+        j = sub.index(c, i + 1)
+        t = S.diagonal(t, 0, i, j)
+        sub = sub[:i] + sub[i + 1:j] + sub[j + 1:] + c
     kept = [sub.index(c) for c in out]
     summed = [k for k in range(len(sub)) if sub[k] not in out]
     p = apply(V.permute, (t,), (tuple(kept + summed),))
@@ -641,4 +660,4 @@ METHODS = {
     "pinverse": pinverse, "matrix_power": matrix_power, "matrix_exp": matrix_exp,
 }
 
-INPLACE = {"baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr}
+INPLACE = {name + "_": inplace_of(METHODS[name]) for name in ("baddbmm", "addbmm", "addmv", "addr")}

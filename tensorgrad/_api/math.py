@@ -9,9 +9,10 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import linalg as L
 from .._ops import reduction as R
+from .._ops import shape as SH
 from .._ops import scan as SC
 from .._ops import special as SP
-from .._tensor import Tensor, apply, _wrap_dim
+from .._tensor import Tensor, apply, _wrap_dim, _C_TYPE
 from .creation import tensor as _tensor_factory
 
 __all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'atan2', 'arctan2', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'isclose', 'allclose', 'equal', 'isnan', 'isinf', 'isfinite', 'neg', 'negative', 'abs', 'absolute', 'square', 'sign', 'floor', 'ceil', 'trunc', 'fix', 'frac', 'relu', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'rsqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'sigmoid', 'reciprocal', 'erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'round', 'clamp', 'clip', 'clamp_min', 'clamp_max', 'where', 'sum', 'nansum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'all', 'any', 'norm', 'logsumexp', 'cumsum', 'var', 'std', 'dot', 'inner', 'mv', 'mm', 'bmm', 'matmul', 'outer', 'ger', 'addmm']
@@ -162,16 +163,26 @@ true_divide = div
 
 
 def floor_divide(input, other, *, out=None):
-    return div(input, other, rounding_mode="floor")
+    a, b = as_operand(input), as_operand(other)
+    d = result_type(a, b)
+    if d is _dtype.bool_:
+        raise _not_implemented("div_floor_cpu", d)
+    if not isinstance(a, Tensor):
+        a = _tensor_factory(a, dtype=d)
+    return apply(E.floor_divide, (a, b), (d.np,))
 
 
 def remainder(input, other, *, out=None):
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a)
-    if result_type(a, b) is _dtype.bool_:
-        raise _not_implemented("remainder_cpu", _dtype.bool_)
-    return _binary(E.remainder, a, b)
+    d = result_type(a, b)
+    if d is _dtype.bool_:
+        raise _not_implemented("remainder_cpu", d)
+    if not isinstance(b, Tensor):
+        # a Python number is configuration, not an input: RemainderBackward0 with one slot
+        return apply(SP.remainder_scalar, (a, b), (d.np,))
+    return apply(E.remainder, (a, b), (d.np,))
 
 
 def pow(input, exponent, *, out=None):
@@ -340,7 +351,13 @@ neg = _unary_same(E.neg, _neg_bool)
 negative = neg
 abs = _unary_same(E.abs_, _no_bool("abs_cpu"))
 absolute = abs
-square = _unary_same(E.square)
+_square = _unary_same(E.square)
+
+
+def square(input, *, out=None):
+    if input.dtype is _dtype.bool_:
+        return pow(input, 2)  # bool ** 2 is int64, as in PyTorch
+    return _square(input)
 sign = _unary_same(E.sign)
 floor = _unary_same(E.floor, _no_bool("floor_vml_cpu"))
 ceil = _unary_same(E.ceil, _no_bool("ceil_vml_cpu"))
@@ -401,8 +418,8 @@ def clamp(input, min=None, max=None, *, out=None):
                 " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                 " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
         d = result_type(input, *(v for v in (min, max) if v is not None))
-        if d is _dtype.bool_:
-            raise _not_implemented("clamp_cpu", d)
+        if d is _dtype.bool_ and min is not None and max is not None:
+            raise _not_implemented("clamp_cpu", d)  # one bool bound is accepted, two are not
         # ClampBackward0: an absent bound is passed as 0 and gets an empty next_functions slot
         return apply(SP.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
                      (d.np, min is not None, max is not None))
@@ -650,7 +667,13 @@ _MM_KERNELS = {"mv": "addmv_impl_cpu", "bmm": "bmm"}
 
 def _check_mm(a, b, name):
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.c_name} != {b.dtype.c_name}")
+        if name == "mv":
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {b.dtype.c_name}, "
+                               f"{a.dtype.c_name}, and {b.dtype.c_name}")
+        if name == "bmm":
+            raise RuntimeError(f"expected scalar type {a.dtype.c_name} but found {b.dtype.c_name}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE[a.dtype.name]} != "
+                           f"{_C_TYPE[b.dtype.name]}")
     if a.dtype is _dtype.bool_:
         raise _not_implemented(_MM_KERNELS.get(name, "addmm_impl_cpu_"), a.dtype)
     if a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
@@ -690,8 +713,13 @@ def matmul(input, other, *, out=None):
     if a.ndim == 1 and b.ndim == 2:
         _check_mm(a.unsqueeze(0), b, "mm")
         return apply(L.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
+    if b.ndim <= 2:
+        # PyTorch folds the batch dimensions into rows: one mm (or mv), then an unsafe view back
+        folded = a.reshape(-1, a.shape[-1])
+        out = mm(folded, b) if b.ndim == 2 else mv(folded, b)
+        return apply(SH.reshape_copy, (out,), (tuple(a.shape[:-1]) + tuple(b.shape[1:]),))
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.c_name} != {b.dtype.c_name}")
+        raise RuntimeError(f"expected scalar type {a.dtype.c_name} but found {b.dtype.c_name}")
     if a.dtype is _dtype.bool_:
         raise _not_implemented("bmm", a.dtype)
     ka = a.shape[-1]

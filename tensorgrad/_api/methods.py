@@ -12,6 +12,10 @@ from . import inplace as I
 from . import math as M
 from . import shape as S
 from . import strides as _strides
+from . import extra_math as _extra_math
+from . import indexing as _indexing
+from . import linalg as _linalg
+from . import reductions as _reductions
 
 
 def tensor_repr(t):
@@ -137,6 +141,12 @@ for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _dim_method(_fn))
 for _name, _fn in I.INPLACE.items():
     setattr(Tensor, _name + "_", _fn)
+# the op-breadth modules keep their own tables (methods, and in-place twins by attribute name)
+for _module in (_extra_math, _reductions, _indexing, _linalg):
+    for _name, _fn in _module.METHODS.items():
+        setattr(Tensor, _name, _dim_method(_fn))
+    for _name, _fn in _module.INPLACE.items():
+        setattr(Tensor, _name, _fn)
 
 
 def _cast(dtype):

@@ -16,6 +16,7 @@ from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import tensor as _tensor_factory
 from .math import _dims, _named, _correction, _sum_dtype, as_operand, isnan, logical_not, logical_xor, nansum, sum as _sum
 from .extra_math import lerp
+from .inplace import inplace_of
 from .indexing import gather
 from . import shape as S
 
@@ -92,29 +93,27 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 # ---------------------------------------------------------------- cumulative
 
 def cumprod(input, dim, *, dtype=None, out=None):
+    """The running product along ``dim`` (integers and bools accumulate in int64)."""
     d = _sum_dtype(input.dtype, dtype)
-    if input.ndim == 0:
-        _dim_of(input, dim)
-        return apply(SC.cumprod, (input.reshape(1),), (0, d.np)).reshape(())
     return apply(SC.cumprod, (input,), (_dim_of(input, dim), d.np))
+
+
+def _cumprod_(self, dim, *, dtype=None):
+    # the in-place twin keeps self's dtype
+    if self.dtype is _dtype.bool_ and dtype is None:
+        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
+    return inplace_of(cumprod)(self, dim, dtype=self.dtype if dtype is None else dtype)
 
 
 def logcumsumexp(input, dim, *, out=None):
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.c_name}'")
-    if input.ndim == 0:
-        _dim_of(input, dim)
-        return apply(SC.logcumsumexp, (input,), (None,))
     return apply(SC.logcumsumexp, (input,), (_dim_of(input, dim),))
 
 
 def _cum_extreme(op, name):
     def cum(input, dim, *, out=None):
-        d = _dim_of(input, dim)
-        if input.ndim == 0:
-            values, indices = apply(op, (input.reshape(1),), (0,))
-            return _named(name)(values.reshape(()), indices.reshape(()))
-        return _named(name)(*apply(op, (input,), (d,)))
+        return _named(name)(*apply(op, (input,), (_dim_of(input, dim),)))
     cum.__name__ = name
     cum.__doc__ = f"The running {name[3:]} along ``dim`` and the index of its latest occurrence."
     return cum
@@ -222,7 +221,10 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
                                  (d, interpolation, ignore_nan))
     nq = qt.shape[0]
     spread = S.expand(S.unsqueeze(s, 0), (nq,) + tuple(s.shape))
-    out = lerp(gather(spread, d + 1, lower), gather(spread, d + 1, upper), weight)
+    if interpolation in ("lower", "higher", "nearest"):
+        out = gather(spread, d + 1, lower)  # the ranks are whole: no interpolation
+    else:
+        out = lerp(gather(spread, d + 1, lower), gather(spread, d + 1, upper), weight)
     # out: (nq, ..., 1 at dim, ...); PyTorch puts the quantiles first
     if keepdim:
         if dim is None:
@@ -254,6 +256,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
         right = side == "right"
+    if sorted_sequence.dtype is _dtype.bool_:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     scalar = not isinstance(input, Tensor)
     values = _tensor_factory(input) if scalar else input
     seq = sorted_sequence
@@ -344,4 +348,4 @@ METHODS = {
     "quantile": quantile, "nanquantile": nanquantile, "histc": histc, "bincount": bincount, "diff": diff,
 }
 
-INPLACE = {"cumprod": cumprod}
+INPLACE = {"cumprod_": _cumprod_}

@@ -533,8 +533,9 @@ def _index_arrays(input, parts):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         size = input.shape[dim]
         if arr.size and (arr.max() >= size or arr.min() < -size):
-            bad = arr.max() if arr.max() >= size else arr.min()
-            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+            bad = arr.flat[np.flatnonzero((arr >= size) | (arr < -size))[0]]
+            # PyTorch counts the dimension among the indexed ones (the index tensors so far)
+            raise IndexError(f"index {bad} is out of bounds for dimension {len(arrays)} with size {size}")
         spec.append("array")
         arrays.append(jnp.asarray(arr.astype(np.int64)))
         dim += 1

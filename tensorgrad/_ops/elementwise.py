@@ -1,6 +1,8 @@
 """Elementwise ops. Binary ops receive the promoted dtype as ``dtype`` and cast inside,
 so Python numbers pass through ``jit`` as weakly typed arguments (no recompiles per value)."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -17,7 +19,7 @@ def _c(x, dtype):
 @op("add", saves="none")
 def add(a, b, *, dtype, alpha=1):
     b = _c(b, dtype)
-    return _c(a, dtype) + (b if alpha == 1 else b * alpha)
+    return _c(a, dtype) + (b if alpha == 1 else _c(b * alpha, dtype))
 
 
 @op("sub", saves="none")
@@ -58,7 +60,29 @@ def div_trunc(a, b, *, dtype):
     return jnp.trunc(a / b)
 
 
-@op("remainder")
+@op("floor_divide", grad_fn="NotImplemented", saves="none", scalar_slots=False)
+def floor_divide(a, b, *, dtype):
+    """``//``: PyTorch defines no derivative (its node is ``NotImplemented``; backward raises)."""
+    return _floor_divide(a, b, dtype)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _floor_divide(a, b, dtype):
+    return div_floor.fn(a, b, dtype=dtype)
+
+
+def _floor_divide_fwd(a, b, dtype):
+    return _floor_divide(a, b, dtype), None
+
+
+def _floor_divide_bwd(dtype, residuals, g):
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+_floor_divide.defvjp(_floor_divide_fwd, _floor_divide_bwd)
+
+
+@op("remainder", grad_fn="RemainderBackward1")
 def remainder(a, b, *, dtype):
     return jnp.remainder(_c(a, dtype), _c(b, dtype))
 

@@ -229,7 +229,7 @@ def triu(x, *, diagonal):
     return jnp.triu(x, diagonal)
 
 
-@op("diag_embed", saves="none")
+@op("diag_embed", grad_fn="DiagEmbedBackward0", saves="none")
 def diag_embed(x, *, offset, dim1, dim2):
     """``x``'s last dim written on diagonal ``offset`` of a new matrix at dims (dim1, dim2)."""
     m = x.shape[-1]

@@ -43,11 +43,12 @@ def cross(a, b, *, dim):
 
 
 def _scaled_sum(bias, prod, beta, alpha):
-    # beta == 0 ignores the bias entirely (NaN in it does not propagate), as PyTorch
-    prod = prod if alpha == 1 else prod * alpha
+    # beta == 0 ignores the bias entirely (NaN in it does not propagate), as PyTorch; the
+    # scalars are cast to the tensors' dtype first (0.5 is 0 for integers)
+    prod = prod if alpha == 1 else prod * jnp.asarray(alpha, prod.dtype)
     if beta == 0:
         return jnp.broadcast_to(prod, jnp.broadcast_shapes(bias.shape, prod.shape)).astype(prod.dtype)
-    return (bias if beta == 1 else bias * beta) + prod
+    return (bias if beta == 1 else bias * jnp.asarray(beta, bias.dtype)) + prod
 
 
 @op("baddbmm")

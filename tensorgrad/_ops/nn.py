@@ -53,9 +53,9 @@ def xlogy(x, y):
 
 
 @op("norm_dim", grad_fn="NormBackward1", saves="output")
-def norm_dim(x, *, p, dim, keepdim):
-    """``at::norm(x, p, dim)``, which distances record (gradient 0 where the norm is 0)."""
-    return _norm_impl(x, p, (dim,), keepdim)
+def norm_dim(x, *, p, dims, keepdim):
+    """``at::norm(x, p, dims)``, which distances record (gradient 0 where the norm is 0)."""
+    return _norm_impl(x, p, dims, keepdim)
 
 
 # ---------------------------------------------------------------- activations

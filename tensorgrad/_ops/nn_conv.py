@@ -227,7 +227,11 @@ def constant_pad_nd(x, *, pads, value):
 
 def _pad_mode(mode):
     def pad(x, *, pads):
-        return jnp.pad(x, pads, mode=mode)
+        """``pads``: ``(low, high)`` per axis; negative amounts crop after padding."""
+        grow = [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
+        y = jnp.pad(x, grow, mode=mode)
+        crop = tuple(slice(-min(lo, 0), y.shape[i] + min(hi, 0)) for i, (lo, hi) in enumerate(pads))
+        return y[crop]
     return pad
 
 

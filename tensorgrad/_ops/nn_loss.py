@@ -19,21 +19,23 @@ def reduce(loss, reduction):
     return loss
 
 
+# ``dtype`` is the promoted dtype of input and target (PyTorch computes in it without a node)
+
 @op("mse_loss")
-def mse_loss(x, target, *, reduction):
-    return reduce(jnp.square(x - target), reduction)
+def mse_loss(x, target, *, reduction, dtype):
+    return reduce(jnp.square(x.astype(dtype) - target.astype(dtype)), reduction)
 
 
 @op("smooth_l1_loss", grad_fn="SmoothL1LossBackward0")
-def smooth_l1_loss(x, target, *, reduction, beta):
-    d = x - target
+def smooth_l1_loss(x, target, *, reduction, beta, dtype):
+    d = x.astype(dtype) - target.astype(dtype)
     ad = jnp.abs(d)
     return reduce(jnp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
 
 
 @op("huber_loss")
-def huber_loss(x, target, *, reduction, delta):
-    d = x - target
+def huber_loss(x, target, *, reduction, delta, dtype):
+    d = x.astype(dtype) - target.astype(dtype)
     ad = jnp.abs(d)
     return reduce(jnp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta)), reduction)
 

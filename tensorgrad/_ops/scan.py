@@ -20,6 +20,8 @@ def _i64(x):
 def _evenly(x, value, axis=None, keepdims=False):
     """``value`` (a reduction of x) whose gradient is shared evenly among the entries equal
     to it, as PyTorch's ``evenly_distribute_backward``."""
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return value
     expanded = value if (keepdims or axis is None) else jnp.expand_dims(value, axis)
     mask = lax.stop_gradient((x == expanded) | (jnp.isnan(x) & jnp.isnan(expanded)))
     count = jnp.sum(mask, axis=axis, keepdims=keepdims)
@@ -63,16 +65,22 @@ def aminmax(x, *, dim, keepdim):
 
 @op("cumprod")
 def cumprod(x, *, dim, dtype):
-    return jnp.cumprod(x.astype(dtype), axis=dim)
+    if x.ndim == 0:
+        return x.astype(dtype)
+    return jnp.cumprod(x.astype(dtype), axis=dim).astype(dtype)
 
 
 @op("logcumsumexp")
 def logcumsumexp(x, *, dim):
+    if x.ndim == 0:
+        return x
     return lax.cumlogsumexp(x, axis=dim)
 
 
 def _cum_extreme(x, dim, better):
     """Running extreme along ``dim`` with the index of its latest occurrence."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
     idx = lax.broadcasted_iota(jnp.int64, x.shape, dim)
 
     def combine(a, b):

@@ -32,7 +32,7 @@ deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(jnp.pi / 180, x.dtype), sa
 rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / jnp.pi, x.dtype), saves="none",
                  grad_fn="Rad2DegBackward0")
 i0 = _unary("i0", jsp.i0, grad_fn="I0Backward0")
-sgn = _unary("sgn", jnp.sign, saves="none")
+sgn = _unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x), saves="none")
 
 
 @op("signbit", differentiable=False)
@@ -63,7 +63,7 @@ def round_decimals(x, *, dtype, decimals):
     return jnp.round(x / scale) * scale
 
 
-@op("nan_to_num")
+@op("nan_to_num", grad_fn="NanToNumBackward0")
 def nan_to_num(x, *, dtype, nan, posinf, neginf):
     # the gradient is 1 where x is finite and 0 where it was replaced, as in PyTorch
     x = _c(x, dtype)
@@ -93,7 +93,9 @@ def polygamma(x, *, dtype, n):
     x = _c(x, dtype)
     if n == 0:
         return jsp.digamma(x)
-    return jsp.polygamma(n, x)
+    # the pole at 0 is +inf (odd n) or -inf (even n), as PyTorch
+    pole = jnp.asarray(jnp.inf if n % 2 else -jnp.inf, x.dtype)
+    return jnp.where(x == 0, pole, jsp.polygamma(n, x))
 
 
 @op("mvlgamma")
@@ -289,12 +291,13 @@ def heaviside(a, b, *, dtype):
 
 @op("addcmul")
 def addcmul(x, t1, t2, *, dtype, value):
-    return _c(x, dtype) + value * _c(t1, dtype) * _c(t2, dtype)
+    # the number is cast to the result dtype first (0.5 is 0 for integers), as PyTorch
+    return _c(x, dtype) + _c(value, dtype) * _c(t1, dtype) * _c(t2, dtype)
 
 
 @op("addcdiv")
 def addcdiv(x, t1, t2, *, dtype, value):
-    return _c(x, dtype) + value * (_c(t1, dtype) / _c(t2, dtype))
+    return _c(x, dtype) + _c(value, dtype) * (_c(t1, dtype) / _c(t2, dtype))
 
 
 def _shift(name, fn):

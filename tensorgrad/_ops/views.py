@@ -105,7 +105,9 @@ def as_strided_view(base, dyns, *, steps):
     return _compose(steps, base, dyns)
 
 
-@op("copy_slices", grad_fn="CopySlices", saves="none", scalar_slots=False)
+# saves="unchecked": as PyTorch's CopySlices, a backward without retain_graph frees it (a second
+# one raises), but its inputs get no version check (the base is written right after).
+@op("copy_slices", grad_fn="CopySlices", saves="unchecked", scalar_slots=False)
 def copy_slices(base, value, dyns, *, steps):
     """The base after writing ``value`` into the view that ``steps`` selects."""
     return _scatter(steps, base, dyns, value)

@@ -15,6 +15,8 @@ from . import graph as graph
 from . import function as function
 from .function import Function as Function, once_differentiable as once_differentiable
 from . import anomaly_mode as anomaly_mode
+from . import functional as functional
+from .gradcheck import gradcheck as gradcheck, gradgradcheck as gradgradcheck
 from .anomaly_mode import detect_anomaly as detect_anomaly, set_detect_anomaly as set_detect_anomaly
 
 
@@ -142,7 +144,7 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                 "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
                 "dimension. The sizes of the remaining dimensions are expected to match the shape of "
                 f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
-                f"{g.shape[1:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                f"{g.shape[2:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
                 "`grad_output` to be considered batched, consider using vmap.")
         batch = g.shape[0]
     if batch is None:

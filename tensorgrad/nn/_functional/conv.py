@@ -1,7 +1,5 @@
 """Convolutions and pooling, with PyTorch's argument checks and output sizes."""
 
-import math
-
 from ... import _dtype
 from ..._api import math as M
 from ..._api import shape as S
@@ -49,11 +47,8 @@ def _same_padding(input, weight, stride, dilation):
         left.append(total // 2)
         extra.append(total - 2 * (total // 2))
     if any(extra):
-        pads = []
-        for e in reversed(extra):
-            pads += [0, e]
-        from .spatial import pad
-        input = pad(input, pads)
+        pairs = ((0, 0), (0, 0)) + tuple((0, e) for e in extra)
+        input = apply(NC.constant_pad_nd, (input,), (pairs, 0))
     return input, tuple(left)
 
 

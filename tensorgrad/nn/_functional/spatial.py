@@ -76,13 +76,8 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError("Padding value causes wrapping around more than once.")
     if input.dtype is _dtype.bool_ and mode != "circular":
         raise not_implemented(f"{_NON_CONSTANT[mode][1]}{k}d", input.dtype)
-    grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pairs)
     op = NC.circular_pad if mode == "circular" else _PAD_OPS[mode, k]
-    out = apply(op, (input,), (grow,))
-    if any(lo < 0 or hi < 0 for lo, hi in pairs):
-        crop = tuple((min(lo, 0), min(hi, 0)) for lo, hi in pairs)
-        out = apply(NC.constant_pad_nd, (out,), (crop, 0))
-    return out
+    return apply(op, (input,), (pairs,))
 
 
 # ---------------------------------------------------------------- interpolate

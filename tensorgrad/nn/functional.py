@@ -1,0 +1,45 @@
+"""``tensorgrad.nn.functional``: PyTorch's ``torch.nn.functional`` on tensorgrad tensors.
+
+Every function takes PyTorch's arguments and defaults, raises PyTorch's errors, and records
+the ``grad_fn`` nodes PyTorch records. The implementations live in ``nn/_functional``.
+"""
+
+from ._functional.activation import (
+    relu as relu, relu_ as relu_, relu6 as relu6, hardtanh as hardtanh, hardtanh_ as hardtanh_,
+    leaky_relu as leaky_relu, leaky_relu_ as leaky_relu_, elu as elu, elu_ as elu_, selu as selu,
+    selu_ as selu_, celu as celu, celu_ as celu_, threshold as threshold, threshold_ as threshold_,
+    gelu as gelu, silu as silu, mish as mish, hardsigmoid as hardsigmoid, hardswish as hardswish,
+    softplus as softplus, softsign as softsign, logsigmoid as logsigmoid, tanhshrink as tanhshrink,
+    hardshrink as hardshrink, softshrink as softshrink, prelu as prelu, sigmoid as sigmoid, tanh as tanh,
+    glu as glu, softmax as softmax, log_softmax as log_softmax, softmin as softmin,
+    dropout as dropout, dropout1d as dropout1d, dropout2d as dropout2d, dropout3d as dropout3d,
+)
+from ._functional.linear import (
+    linear as linear, bilinear as bilinear, embedding as embedding, one_hot as one_hot,
+    scaled_dot_product_attention as scaled_dot_product_attention,
+)
+from ._functional.conv import (
+    conv1d as conv1d, conv2d as conv2d, conv3d as conv3d, conv_transpose1d as conv_transpose1d,
+    conv_transpose2d as conv_transpose2d, conv_transpose3d as conv_transpose3d,
+    max_pool1d as max_pool1d, max_pool2d as max_pool2d, max_pool3d as max_pool3d,
+    avg_pool1d as avg_pool1d, avg_pool2d as avg_pool2d, avg_pool3d as avg_pool3d,
+    adaptive_avg_pool1d as adaptive_avg_pool1d, adaptive_avg_pool2d as adaptive_avg_pool2d,
+    adaptive_avg_pool3d as adaptive_avg_pool3d, adaptive_max_pool1d as adaptive_max_pool1d,
+    adaptive_max_pool2d as adaptive_max_pool2d, adaptive_max_pool3d as adaptive_max_pool3d,
+)
+from ._functional.norm import (
+    batch_norm as batch_norm, instance_norm as instance_norm, layer_norm as layer_norm,
+    group_norm as group_norm, rms_norm as rms_norm, normalize as normalize,
+)
+from ._functional.spatial import (
+    pad as pad, interpolate as interpolate, upsample as upsample, unfold as unfold, fold as fold,
+    pixel_shuffle as pixel_shuffle, pixel_unshuffle as pixel_unshuffle,
+)
+from ._functional.loss import (
+    mse_loss as mse_loss, l1_loss as l1_loss, smooth_l1_loss as smooth_l1_loss, huber_loss as huber_loss,
+    nll_loss as nll_loss, cross_entropy as cross_entropy, binary_cross_entropy as binary_cross_entropy,
+    binary_cross_entropy_with_logits as binary_cross_entropy_with_logits, kl_div as kl_div,
+    cosine_embedding_loss as cosine_embedding_loss, margin_ranking_loss as margin_ranking_loss,
+    triplet_margin_loss as triplet_margin_loss, pairwise_distance as pairwise_distance,
+    cosine_similarity as cosine_similarity,
+)

@@ -1,0 +1,52 @@
+"""The module classes of ``tensorgrad.nn`` (re-exported there)."""
+
+from .module import Module as Module
+from .container import (
+    Sequential as Sequential, ModuleList as ModuleList, ModuleDict as ModuleDict,
+    ParameterList as ParameterList, ParameterDict as ParameterDict,
+)
+from .linear import Identity as Identity, Linear as Linear, Bilinear as Bilinear
+from .flatten import Flatten as Flatten, Unflatten as Unflatten
+from .activation import (
+    ReLU as ReLU, ReLU6 as ReLU6, LeakyReLU as LeakyReLU, ELU as ELU, CELU as CELU, SELU as SELU, GELU as GELU,
+    SiLU as SiLU, Mish as Mish, Hardsigmoid as Hardsigmoid, Hardswish as Hardswish, Sigmoid as Sigmoid,
+    Tanh as Tanh, Softsign as Softsign, LogSigmoid as LogSigmoid, Tanhshrink as Tanhshrink, Softplus as Softplus,
+    Hardshrink as Hardshrink, Softshrink as Softshrink, Hardtanh as Hardtanh, Threshold as Threshold,
+    PReLU as PReLU, GLU as GLU, Softmax as Softmax, LogSoftmax as LogSoftmax, Softmin as Softmin,
+    Softmax2d as Softmax2d,
+)
+from .conv import (
+    Conv1d as Conv1d, Conv2d as Conv2d, Conv3d as Conv3d, ConvTranspose1d as ConvTranspose1d,
+    ConvTranspose2d as ConvTranspose2d, ConvTranspose3d as ConvTranspose3d,
+)
+from .pooling import (
+    MaxPool1d as MaxPool1d, MaxPool2d as MaxPool2d, MaxPool3d as MaxPool3d, AvgPool1d as AvgPool1d,
+    AvgPool2d as AvgPool2d, AvgPool3d as AvgPool3d, AdaptiveAvgPool1d as AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d as AdaptiveAvgPool2d, AdaptiveAvgPool3d as AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d as AdaptiveMaxPool1d, AdaptiveMaxPool2d as AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d as AdaptiveMaxPool3d,
+)
+from .normalization import (
+    BatchNorm1d as BatchNorm1d, BatchNorm2d as BatchNorm2d, BatchNorm3d as BatchNorm3d,
+    InstanceNorm1d as InstanceNorm1d, InstanceNorm2d as InstanceNorm2d, InstanceNorm3d as InstanceNorm3d,
+    LayerNorm as LayerNorm, GroupNorm as GroupNorm, RMSNorm as RMSNorm,
+)
+from .dropout import (
+    Dropout as Dropout, Dropout1d as Dropout1d, Dropout2d as Dropout2d, Dropout3d as Dropout3d,
+    AlphaDropout as AlphaDropout,
+)
+from .sparse import Embedding as Embedding
+from .loss import (
+    L1Loss as L1Loss, MSELoss as MSELoss, CrossEntropyLoss as CrossEntropyLoss, NLLLoss as NLLLoss,
+    BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, HuberLoss as HuberLoss,
+    SmoothL1Loss as SmoothL1Loss, KLDivLoss as KLDivLoss, PoissonNLLLoss as PoissonNLLLoss,
+    GaussianNLLLoss as GaussianNLLLoss, SoftMarginLoss as SoftMarginLoss, MarginRankingLoss as MarginRankingLoss,
+    HingeEmbeddingLoss as HingeEmbeddingLoss, CosineEmbeddingLoss as CosineEmbeddingLoss,
+    MultiLabelMarginLoss as MultiLabelMarginLoss, MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss,
+    MultiMarginLoss as MultiMarginLoss, TripletMarginLoss as TripletMarginLoss, CTCLoss as CTCLoss,
+    CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance,
+)
+from .rnn import (
+    RNNBase as RNNBase, RNN as RNN, LSTM as LSTM, GRU as GRU, RNNCellBase as RNNCellBase, RNNCell as RNNCell,
+    LSTMCell as LSTMCell, GRUCell as GRUCell,
+)

@@ -1,0 +1,9 @@
+"""``tensorgrad.nn.utils``: gradient clipping and parameter/vector conversion."""
+
+from .clip_grad import (
+    clip_grad_norm_ as clip_grad_norm_, clip_grad_value_ as clip_grad_value_, get_total_norm as get_total_norm,
+    clip_grads_with_norm_ as clip_grads_with_norm_,
+)
+from .convert_parameters import (
+    parameters_to_vector as parameters_to_vector, vector_to_parameters as vector_to_parameters,
+)

@@ -1,0 +1,27 @@
+"""Flatten parameters into one vector and back."""
+
+from ..._api.shape import cat
+from ..._tensor import Tensor
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    return type(obj).__qualname__ if module == "builtins" else f"{module}.{type(obj).__qualname__}"
+
+
+def parameters_to_vector(parameters):
+    """One 1-D tensor with every parameter's values, in order."""
+    return cat([p.view(-1) for p in parameters])
+
+
+def vector_to_parameters(vec, parameters):
+    """Write consecutive slices of the 1-D ``vec`` into ``parameters`` (their ``.data``)."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+    start = 0
+    for param in parameters:
+        n = param.numel()
+        param.data = vec[start:start + n].view_as(param).data
+        start += n
