@@ -48,6 +48,29 @@ def arrays_to_tensors(tree):
     return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, (jax.Array, jax.core.Tracer)) else x, tree)
 
 
+def skeleton(tree):
+    """The container structure of ``tree`` (dict key order kept), leaves replaced by None."""
+    if isinstance(tree, dict):
+        return {k: skeleton(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        return type(tree)(skeleton(v) for v in tree)
+    return None
+
+
+def reorder(result, skel, leaf_skel=None):
+    """``result`` with its dicts in ``skel``'s key order (JAX rebuilds dicts with sorted keys).
+
+    ``leaf_skel``: the structure found at each leaf of ``skel`` (a Jacobian's input side).
+    """
+    if isinstance(skel, dict) and isinstance(result, dict):
+        return {k: reorder(result[k], v, leaf_skel) for k, v in skel.items()}
+    if isinstance(skel, (tuple, list)) and isinstance(result, (tuple, list)) and len(skel) == len(result):
+        return type(result)(reorder(r, k, leaf_skel) for r, k in zip(result, skel))
+    if skel is None and leaf_skel is not None:
+        return reorder(result, leaf_skel)
+    return result
+
+
 # ---------------------------------------------------------------------- scope
 
 @contextlib.contextmanager
@@ -163,6 +186,7 @@ def record_call(fn, args, name="CallJaxBackward0"):
             result = fn(*jax.tree_util.tree_unflatten(treedef, call))
         out, out_tree = jax.tree_util.tree_flatten(result, is_leaf=is_tensor)
         layout["tree"] = out_tree
+        layout["skeleton"] = skeleton(result)
         layout["static"] = [None if isinstance(o, Tensor) else o for o in out]
         return [o._data for o in out if isinstance(o, Tensor)]
 
@@ -185,7 +209,7 @@ def record_call(fn, args, name="CallJaxBackward0"):
     leaves = []
     for s in layout["static"]:
         leaves.append(tensors.pop(0) if s is None else s)
-    return jax.tree_util.tree_unflatten(layout["tree"], leaves)
+    return reorder(jax.tree_util.tree_unflatten(layout["tree"], leaves), layout["skeleton"])
 
 
 def call_jax(fn, *args, **kwargs):

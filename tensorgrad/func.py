@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from ._autograd.grad_mode import STATE
-from ._bridge import functional_scope, record_call, is_tensor, tensors_to_arrays
+from ._bridge import functional_scope, record_call, is_tensor, tensors_to_arrays, skeleton, reorder
 from ._tensor import Tensor, _wrap
 from ._api import creation as _creation
 
@@ -99,17 +99,21 @@ def grad_and_value(func, argnums=0, has_aux=False):
         _check_tensors(_selected(args, nums))
 
         def run(*args):
+            layout = {}
+
             def scalar_fn(*args):
                 result = func(*args, **kwargs)
                 out, aux = _split_aux("grad_and_value", result, has_aux)
                 value = _scalar_output("grad_and_value", out)
+                layout["aux"] = skeleton(aux)
                 return (value, (out, aux)) if has_aux else (value, out)
 
             with functional_scope():
                 (_, kept), grads = jax.value_and_grad(scalar_fn, argnums=nums, has_aux=True)(*args)
+            grads = reorder(grads, skeleton(_selected(args, nums)))
             if has_aux:
                 out, aux = kept
-                return grads, (_wrap_tree(out), _wrap_tree(aux))
+                return grads, (_wrap_tree(out), reorder(_wrap_tree(aux), layout["aux"]))
             return grads, _wrap_tree(kept)
 
         return record_call(run, args, name="GradBackward0")
@@ -146,15 +150,19 @@ def vjp(func, *primals, has_aux=False):
     """
     _check_tensors(primals)
 
+    layout = {}
+
     def forward(*primals):
         result = func(*primals)
         out, aux = _split_aux("vjp", result, has_aux)
+        layout["out"] = skeleton(out)
+        layout["aux"] = skeleton(aux)
         return tensors_to_arrays(out), tensors_to_arrays(aux)
 
     def run(*primals):
         with functional_scope():
             out, jax_vjp_fn, aux = jax.vjp(forward, *primals, has_aux=True)
-        return _wrap_tree(out), _wrap_tree(aux), jax_vjp_fn
+        return reorder(_wrap_tree(out), layout["out"]), reorder(_wrap_tree(aux), layout["aux"]), jax_vjp_fn
 
     out, aux, jax_vjp_fn = run(*primals)
     recorded = STATE.grad and any(t.requires_grad for t in jax.tree_util.tree_leaves(primals, is_leaf=is_tensor))
@@ -163,12 +171,12 @@ def vjp(func, *primals, has_aux=False):
         _check_cotangents(out, cotangents)
         if not recorded and not any(isinstance(c, Tensor) and c.requires_grad
                                     for c in jax.tree_util.tree_leaves(cotangents, is_leaf=is_tensor)):
-            return tuple(_wrap_tree(jax_vjp_fn(tensors_to_arrays(cotangents))))
+            return reorder(tuple(_wrap_tree(jax_vjp_fn(tensors_to_arrays(cotangents)))), skeleton(primals))
 
         def again(primals, cotangents):
             with functional_scope():
                 _, fn, _ = jax.vjp(forward, *primals, has_aux=True)
-                return tuple(_wrap_tree(fn(tensors_to_arrays(cotangents))))
+                return reorder(tuple(_wrap_tree(fn(tensors_to_arrays(cotangents)))), skeleton(primals))
         return record_call(again, (primals, cotangents), name="VjpBackward0")
 
     if recorded:
@@ -217,17 +225,23 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f"of size {list(t.shape)}.")
 
     def run(primals, tangents):
+        layout = {}
+
         def forward(*primals):
             result = func(*primals)
             out, aux = _split_aux("jvp", result, has_aux)
+            layout["out"] = skeleton(out)
+            layout["aux"] = skeleton(aux)
             return tensors_to_arrays(out), tensors_to_arrays(aux)
 
         with functional_scope():
             out, tangent_out, aux = jax.jvp(forward, tuple(primals), _tangents_like(primals, tangents),
                                             has_aux=True)
+        out = reorder(_wrap_tree(out), layout["out"])
+        tangent_out = reorder(_wrap_tree(tangent_out), layout["out"])
         if has_aux:
-            return _wrap_tree(out), _wrap_tree(tangent_out), _wrap_tree(aux)
-        return _wrap_tree(out), _wrap_tree(tangent_out)
+            return out, tangent_out, reorder(_wrap_tree(aux), layout["aux"])
+        return out, tangent_out
 
     return record_call(run, (primals, tangents), name="JvpBackward0")
 
@@ -247,9 +261,13 @@ def _jacobian_transform(jax_transform, name, func, argnums, has_aux, **extra):
         _check_tensors(_selected(args, nums))
 
         def run(*args):
+            layout = {}
+
             def arrays_fn(*args):
                 result = func(*args, **kwargs)
                 out, aux = _split_aux(name, result, has_aux)
+                layout["out"] = skeleton(out)
+                layout["aux"] = skeleton(aux)
                 for leaf in jax.tree_util.tree_leaves(out, is_leaf=is_tensor):
                     if not isinstance(leaf, Tensor):
                         raise RuntimeError(f"{name}(f, ...)(*args): expected f(*args) to return only tensors, "
@@ -259,8 +277,12 @@ def _jacobian_transform(jax_transform, name, func, argnums, has_aux, **extra):
                 return tensors_to_arrays(out)
 
             with functional_scope():
-                result = jax_transform(arrays_fn, argnums=nums, has_aux=has_aux, **extra)(*args)
-            return _wrap_tree(result)
+                result = _wrap_tree(jax_transform(arrays_fn, argnums=nums, has_aux=has_aux, **extra)(*args))
+            inputs = skeleton(_selected(args, nums))
+            if has_aux:
+                jac, aux = result
+                return reorder(jac, layout["out"], inputs), reorder(aux, layout["aux"])
+            return reorder(result, layout["out"], inputs)
 
         return record_call(run, args, name=name.capitalize() + "Backward0")
     return wrapper
@@ -426,6 +448,7 @@ def _vmap_call(func, fname, kwargs, flat, treedef, mapped, size, out_dims, rando
                     f"vmap({fname}, ...): `{fname}` must only return Tensors, got type {type(leaf)}. Did you mean to "
                     "set out_dims= to None for output?")
         layout["tree"] = tree
+        layout["skeleton"] = skeleton(result)
         layout["dims"] = dims
         layout["static"] = [None if isinstance(x, Tensor) else x for x in leaves]
         return [x._data for x in leaves if isinstance(x, Tensor)]
@@ -453,7 +476,7 @@ def _vmap_call(func, fname, kwargs, flat, treedef, mapped, size, out_dims, rando
     leaves = []
     for s in layout["static"]:
         leaves.append(results.pop(0) if s is None else s)
-    return jax.tree_util.tree_unflatten(layout["tree"], leaves)
+    return reorder(jax.tree_util.tree_unflatten(layout["tree"], leaves), layout["skeleton"])
 
 
 def _broadcast_out_dims(fname, out_dims, result, count):

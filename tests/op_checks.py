@@ -5,6 +5,8 @@ argument is the real PyTorch module (the oracle); ``check_finite_differences`` a
 ``check_kink`` need only tensorgrad.
 """
 
+import warnings
+
 import numpy as np
 
 import tensorgrad
@@ -234,7 +236,7 @@ def check_error(row, err, torch):
     expected = _builtin_type(type(theirs))
     ours = raised(lambda: call(tensorgrad, row, sample, fn=err.call))
     assert ours is not None, f"tensorgrad accepts what PyTorch rejects with {expected.__name__}: {theirs}"
-    assert type(ours) is expected, (
+    assert _builtin_type(type(ours)) is expected, (
         f"tensorgrad raised {type(ours).__name__}: {ours}; PyTorch raises {expected.__name__}: {theirs}")
 
 
@@ -250,14 +252,21 @@ def check_dtype_error(row, dtype, torch):
     expected = _builtin_type(type(theirs))
     ours = raised(lambda: call(tensorgrad, row, sample))
     assert ours is not None, f"tensorgrad accepts {dtype}; PyTorch raises {expected.__name__}: {theirs}"
-    assert type(ours) is expected, (
+    assert _builtin_type(type(ours)) is expected, (
         f"tensorgrad raised {type(ours).__name__}: {ours}; PyTorch raises {expected.__name__}: {theirs}")
 
 
 def kink_grads(m, kink):
-    """The gradients of ``kink.call(...).sum()`` in float32, as numpy arrays."""
+    """The gradients of ``kink.call(...).sum()`` in float32, as numpy arrays; checks the warning."""
     inputs = [m.tensor(v, dtype=m.float32, requires_grad=True) for v in kink.inputs]
-    kink.call(m, *inputs).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kink.call(m, *inputs).sum().backward()
+    messages = [str(w.message) for w in caught]
+    if kink.warns is None:
+        assert not messages, f"{m.__name__} warned: {messages}"
+    else:
+        assert any(kink.warns in text for text in messages), f"{m.__name__} gave no warning {kink.warns!r}"
     return [numpy_of(t.grad) for t in inputs]
 
 

@@ -66,8 +66,8 @@ class Op:
       tol: ``{dtype: (rtol, atol)}`` overrides for the value and gradient comparisons.
       fd: ``(eps, rtol, atol)`` for the finite-difference check.
       errors: inputs PyTorch rejects.
-      xfail: ``{check: reason}`` or ``{(check, sample_index): reason}``: known failures,
-        run as strict xfails so a fix is noticed.
+      xfail: ``{check: reason}`` or ``{(check, key): reason}`` (``key``: a sample index, an
+        error index or a rejected dtype): known failures, run as strict xfails so a fix is noticed.
     """
 
     name: str
@@ -150,9 +150,8 @@ def unary_samples(make):
     return _first([Sample((make(2, 3),)), Sample((make(),)), Sample((make(0, 3),))], make)
 
 
-def dim_samples(make):
-    """Inputs for reductions over ``dim=-1`` (which a 0-d tensor accepts too)."""
-    return _first([Sample((make(2, 3),)), Sample((make(),)), Sample((make(0, 3),))], make)
+# reductions over dim=-1 take the same inputs: a 0-d tensor accepts dim -1 too
+dim_samples = unary_samples
 
 
 def binary_samples(make):
@@ -214,7 +213,7 @@ def list_samples(make):
 def samples_of(*shapes):
     """One single-tensor sample per shape (the first for non-gradient dtypes)."""
     def samples(make):
-        return _first([Sample((make(*s),)) for s in shapes], make, 1)
+        return _first([Sample((make(*s),)) for s in shapes], make)
     return samples
 
 
@@ -238,20 +237,20 @@ def clamp_tensor_samples(make):
 
 def two_of(shape_a, shape_b):
     def samples(make):
-        return _first([Sample((make(*shape_a), make(*shape_b)))], make, 1)
+        return _first([Sample((make(*shape_a), make(*shape_b)))], make)
     return samples
 
 
 def addmm_samples(make):
-    return _first([Sample((make(2, 2), make(2, 3), make(3, 2))), Sample((make(2), make(2, 3), make(3, 2)))], make, 1)
+    return _first([Sample((make(2, 2), make(2, 3), make(3, 2))), Sample((make(2), make(2, 3), make(3, 2)))], make)
 
 
 def pow_tensor_samples(make):
-    full = binary_samples(make)
+    samples = binary_samples(make)
     if make.full:
-        # base must be positive for a real result
-        return [Sample((np.abs(s.args[0]),) + s.args[1:], s.kwargs, s.frozen) for s in full]
-    return full[:2]
+        # the base must be positive for a real result
+        return [Sample((np.abs(s.args[0]),) + s.args[1:], s.kwargs, s.frozen) for s in samples]
+    return samples
 
 
 # ====================================================================== calling helpers
@@ -350,8 +349,14 @@ def _binary_rows():
     return rows
 
 
-def _unary(name, dtypes=ALL, domain="real", call=None, **kw):
-    return Op(name, call or (lambda m, x: getattr(m, name)(x)), unary_samples, dtypes=dtypes, domain=domain, **kw)
+NUMBER_ERR = Err((1.5,), note="a Python number as input")
+
+
+def _unary(name, dtypes=ALL, domain="real", call=None, errors=(), **kw):
+    if call is None:
+        call = lambda m, x: getattr(m, name)(x)  # noqa: E731
+        errors = errors + (NUMBER_ERR,)
+    return Op(name, call, unary_samples, dtypes=dtypes, domain=domain, errors=errors, **kw)
 
 
 def _unary_rows():
@@ -375,7 +380,8 @@ def _unary_rows():
         _unary("clone"),
         _unary("to_float32", call=lambda m, x: x.to(m.float32), fd=(1e-3, 1e-3, 1e-4)),
         _unary("double", call=lambda m, x: x.double()),
-        _unary("clamp", call=lambda m, x: m.clamp(x, -0.5, 1.5), errors=(Err((arr(3),), call=lambda m, x: m.clamp(x)),)),
+        _unary("clamp", call=lambda m, x: m.clamp(x, -0.5, 1.5),
+               errors=(Err((arr(3),), call=lambda m, x: m.clamp(x), note="no bounds"),)),
         _unary("clamp_min", call=lambda m, x: x.clamp(min=0.5)),
         _unary("clamp_max", call=lambda m, x: x.clamp(max=1)),
     ]
@@ -533,7 +539,8 @@ def _shape_rows():
            errors=(Err((arr(2, 3), arr(2, 3), arr(2, 3)), note="float condition"),)),
         Op("where_scalar", lambda m, x: m.where(x > 0, x, 0.0), unary_samples),
         Op("clamp_tensor", lambda m, x, lo, hi: m.clamp(x, lo, hi), clamp_tensor_samples, dtypes=INT_FLOAT),
-        Op("masked_fill", lambda m, x, mask: x.masked_fill(mask, 0.5), with_index((2, 3), np.array([True, False, True])),
+        Op("masked_fill", lambda m, x, mask: x.masked_fill(mask, 0.5),
+           with_index((2, 3), np.array([True, False, True])),
            errors=(Err((arr(2, 3), arr(3, dtype="int64")), note="integer mask"),)),
         Op("setitem_basic", setitem_basic, two_of((2, 3), (2,))),
         Op("setitem_advanced", lambda m, x, v: setitem_advanced(m, x, m.tensor([1, 0]), v), two_of((3, 2), (2,))),
@@ -566,6 +573,7 @@ class Kink:
     call: Callable
     inputs: tuple   # lists of floats; all require grad
     expected: tuple  # the gradient of call(...).sum() for each input
+    warns: str = None  # part of the UserWarning PyTorch gives (no warning when None)
 
 
 INF = float("inf")
@@ -596,4 +604,5 @@ KINKS = [
     Kink("pow_at_0_0", lambda m, x, y: x ** y, ([0.0], [2.0]), ([0.0], [0.0])),
     Kink("norm_at_0", lambda m, x: x.norm(), ([0.0, 0.0],), ([0.0, 0.0],)),
     Kink("sigmoid_at_0", lambda m, x: m.sigmoid(x), ([0.0],), ([0.25],)),
+    Kink("std_of_one", lambda m, x: x.std(), ([1.0],), ([NAN],), warns="std(): degrees of freedom is <= 0"),
 ]

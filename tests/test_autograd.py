@@ -414,6 +414,12 @@ x = torch.tensor([1., 2.], requires_grad=True); (x * 2).sum().backward(inputs=[x
 x = torch.tensor([1., 2.], requires_grad=True); w = torch.tensor([3., 4.], requires_grad=True); torch.autograd.backward([(x * w).sum()], inputs=[w, x]); x.grad, w.grad
 ---
 x = torch.tensor([1., 2.], requires_grad=True); torch.autograd.grad((x * 2).sum(), x, create_graph=True), torch.autograd.grad((x * x).sum(), x, create_graph=True)
+---
+x = torch.tensor([1., 2., 3.], requires_grad=True); y = x ** 3; y.backward(torch.ones(3), create_graph=True); x.grad
+---
+x = torch.tensor(3., requires_grad=True); y = x ** 3; y.backward(create_graph=True); g = x.grad; x.grad = None; g.backward(); g, x.grad
+---
+x = torch.tensor([1., 2.], requires_grad=True); y = (x * x).sum(); y.backward(create_graph=True); y2 = (x * x).sum(); y2.backward(create_graph=True); x.grad
 """)
 
 

@@ -5,7 +5,6 @@ function written in JAX (always) and against PyTorch (when installed). Hook case
 scenario with ``torch`` bound to tensorgrad and to PyTorch and compare the logs line by line.
 """
 
-import re
 import warnings
 
 import jax
@@ -14,41 +13,12 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+from scenarios import normalize as _normalize, run_scenario, same_log
 
 
 @pytest.fixture
 def torch_():
     return pytest.importorskip("torch")
-
-
-def _normalize(text):
-    return re.sub(r"0x[0-9a-fA-F]+", "0x...", text)
-
-
-def run_scenario(module, scenario):
-    """Run ``scenario(torch, log)``; the log (and any exception) as normalized strings."""
-    log = []
-
-    def record(entry):
-        # repr at once: later in-place accumulation must not change what was logged
-        log.append(_normalize(repr(entry)))
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            scenario(module, record)
-        except Exception as e:  # noqa: BLE001 - the exception is part of the result
-            record(("raised", type(e).__name__, str(e)))
-    for w in caught:
-        record(("warning", w.category.__name__, str(w.message)))
-    return log
-
-
-def same_log(torch_, scenario):
-    ours = run_scenario(tg, scenario)
-    theirs = run_scenario(torch_, scenario)
-    assert ours == theirs, "\n ours:  " + "\n        ".join(ours) + "\n torch: " + "\n        ".join(theirs)
-    return ours
 
 
 def _np(t):

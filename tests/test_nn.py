@@ -21,8 +21,15 @@ torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(0)
 
 
+def _sorted_set(match):
+    return "{" + ", ".join(sorted(match.group(1).split(", "))) + "}"
+
+
 def _normalize(text):
+    """Module paths as torch's, addresses elided, and Python sets printed in sorted order (a set
+    literal's print order depends on how the interpreter built it, not on the source)."""
     text = text.replace("tensorgrad.", "torch.").replace("tensorgrad", "torch")
+    text = re.sub(r"\{('[^{}:]*')\}", _sorted_set, text)
     return re.sub(r"0x[0-9a-fA-F]+", "0x...", text)
 
 
@@ -460,12 +467,12 @@ def test_layer_errors_match_torch():
 
 
 def test_init_functions():
-    t = tg.empty(300, 200)
+    t = tg.empty(60, 40)
     tg.nn.init.kaiming_uniform_(t, a=5 ** 0.5)
-    bound = 1 / 200 ** 0.5
+    bound = 1 / 40 ** 0.5
     assert t.abs().max().item() <= bound and t.abs().max().item() > 0.95 * bound
     tg.nn.init.xavier_normal_(t, gain=2.0)
-    assert abs(t.std().item() - 2.0 * (2 / 500) ** 0.5) < 0.005
+    assert abs(t.std().item() / (2.0 * (2 / 100) ** 0.5) - 1) < 0.08
     tg.nn.init.trunc_normal_(t, std=1.0, a=-0.5, b=1.0)
     assert t.min().item() >= -0.5 and t.max().item() <= 1.0
     q = tg.empty(4, 6)
@@ -508,6 +515,8 @@ def test_clip_grad_and_vector_conversion_match_torch():
 # ------------------------------------------------------------------------------ training parity
 
 def _conv_net(T):
+    # no conv bias before BatchNorm: its exact gradient is zero, and Adam-like optimizers would
+    # turn the rounding noise in it into full-size, framework-dependent steps
     nn = T.nn
     return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Dropout(p=0.0), nn.Flatten(), nn.Linear(4 * 3 * 3, 3))
@@ -605,7 +614,11 @@ def _regress(T, model, x, y):
     return ((model(x) - y) ** 2).mean()
 
 
-@pytest.mark.parametrize("name, kwargs", [OPTIMIZERS[1]], ids=["Adam"])
+# The key projection's bias gets an exactly-zero gradient (softmax ignores a shift shared by all
+# keys), so its computed gradient is rounding noise; Adam's default eps would blow that noise up
+# into full-size steps, so it runs with a larger eps here.
+@pytest.mark.parametrize("name, kwargs", [("SGD", {"lr": 0.05, "momentum": 0.9}), ("Adam", {"lr": 0.01, "eps": 1e-4})],
+                         ids=["SGD", "Adam"])
 def test_transformer_training_matches_torch(name, kwargs):
     torch.manual_seed(3)
     tmodel = _transformer(torch)

@@ -162,9 +162,11 @@ _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """Reduce ``src`` into ``input`` at ``index`` with ``sum``, ``prod``, ``mean``, ``amax`` or
     ``amin`` (``include_self``: whether input's own value takes part)."""
+    d = _scatter_checks("scatter", input, dim, index, src)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    d = _scatter_checks("scatter", input, dim, index, src)
+    if reduce == "mean" and input.dtype is _dtype.bool_:
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     return apply(IX.scatter_reduce, (input, _as_i64(index)._data, src), (d, reduce, bool(include_self)))
 
 
@@ -318,11 +320,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     target_in[d] = input.shape[d]
     target_ix = common.copy()
     target_ix[d] = indices.shape[d]
-    if tuple(target_in) != tuple(input.shape):
-        input = S.expand(input, tuple(target_in))
-    if tuple(target_ix) != tuple(indices.shape):
-        indices = S.expand(indices, tuple(target_ix))
-    return gather(input, d, indices)
+    # PyTorch expands both (an ExpandBackward0 node even when the shape stays)
+    return gather(S.expand(input, tuple(target_in)), d, S.expand(indices, tuple(target_ix)))
 
 
 # ---------------------------------------------------------------- repeats and rearrangements
@@ -498,9 +497,7 @@ def block_diag(*tensors):
                                f"{t.ndim} dimensions")
     if not tensors:
         return _wrap(jnp.zeros((1, 0), _dtype.get_default_dtype().np))
-    d = result_type(*tensors)
-    mats = tuple(t if t.ndim == 2 else S.reshape(t, 1, -1) for t in tensors)
-    return apply(IX.block_diag, mats, (d.np,))
+    return apply(IX.block_diag, tuple(tensors), (result_type(*tensors).np,))
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -6,6 +6,7 @@ import jax.numpy as jnp
 from .. import _dtype
 from .._ops import elementwise as E
 from .._ops.registry import OpDef
+from .._ops import views as _views
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
 from . import math as M
 from . import shape as S
@@ -43,7 +44,7 @@ def fill_(self, value):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
-        return S.copy_(self, value.expand(tuple(self.shape)) if self.ndim else value)
+        return commit_inplace(self, apply(_views.fill_tensor, (self, value)))
     return commit_inplace(self, apply(E.fill, (self, value)))
 
 

@@ -418,6 +418,8 @@ def solve(A, B, *, left=True, out=None):
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """``X`` with ``A X = B`` for a triangular ``A`` (only that triangle is read)."""
+    if A.dtype.kind < _dtype.FLOAT:
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{A.dtype.c_name}'")
     _matrices("linalg.solve_triangular", A)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
@@ -494,6 +496,12 @@ def svdvals(A, *, driver=None, out=None):
     return apply(LD.svdvals, (A,))
 
 
+def _eigh_input(A):
+    if A.dtype.kind < _dtype.FLOAT:
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{A.dtype.c_name}'")
+    _matrices("linalg.eigh", A)
+
+
 def _uplo(UPLO):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -503,13 +511,13 @@ def _uplo(UPLO):
 def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading one triangle."""
     upper = _uplo(UPLO)
-    _matrices("linalg.eigh", A)
+    _eigh_input(A)
     return _named("linalg_eigh", ("eigenvalues", "eigenvectors"))(*apply(LD.eigh, (A,), (upper,)))
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
     upper = _uplo(UPLO)
-    _matrices("linalg.eigh", A)
+    _eigh_input(A)
     return apply(LD.eigvalsh, (A,), (upper,))
 
 
@@ -562,10 +570,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     r = _tol(rcond)
     if r is None or r < 0:
         r = float(np.finfo(A.dtype.np).eps) * builtins.max(A.shape[-2:])
-    sol, residuals, rank, sv = apply(LD.lstsq, (A, B), (r, vector, driver != "gelsy" and driver != "gels",
-                                                       driver in ("gelsd", "gelss")))
+    sol, residuals = apply(LD.lstsq, (A, B), (r, vector, driver in ("gelsd", "gelss")))
+    rank, sv = apply(LD.lstsq_info, (A.detach(),), (r, driver in ("gelsd", "gelss")))
     if driver == "gels":
-        rank = _wrap(rank._data[..., :0].reshape(0) if rank.ndim else rank._data.reshape(1)[:0])
+        rank = _wrap(rank._data.reshape(-1)[:0])
     if residuals.numel() and not _all_finite(residuals):
         residuals = _wrap(residuals._data.reshape(-1)[:0])
     return _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(sol, residuals, rank, sv)
@@ -608,21 +616,21 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "fro":
         return _norm(A, p=2, dim=(d0, d1), keepdim=keepdim)
     if ord in ("nuc", 2, -2):
-        moved = S.movedim(A, (d0, d1), (-2, -1))
-        s = svdvals(moved)
+        # the singular values are output 1 of a full SVD node, as in PyTorch
+        s = apply(LD.svd, (S.movedim(A, (d0, d1), (-2, -1)),), (False,))[1]
         if ord == "nuc":
             out = _sum(s, -1)
         else:
             out = amax(s, -1) if ord == 2 else amin(s, -1)
         if keepdim:
-            out = S.unsqueeze(S.unsqueeze(out, builtins.min(d0, d1)), builtins.max(d0, d1))
+            out = S.movedim(S.unsqueeze(S.unsqueeze(out, -1), -1), (-2, -1), (d0, d1))
         return out
     # 1 / -1: the extreme column sum; inf / -inf: the extreme row sum
     sum_dim, pick_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    sums = _norm(A, p=1, dim=sum_dim, keepdim=True)
-    pick = amax if ord > 0 else amin
-    out = pick(sums, pick_dim, keepdim=True)
-    return out if keepdim else S.squeeze(out, (d0, d1))
+    sums = _norm(A, p=1, dim=sum_dim, keepdim=keepdim)
+    if not keepdim and pick_dim > sum_dim:
+        pick_dim -= 1
+    return (amax if ord > 0 else amin)(sums, pick_dim, keepdim=keepdim)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):

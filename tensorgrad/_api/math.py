@@ -2,6 +2,7 @@
 
 import builtins
 import collections
+import warnings
 
 import numpy as np
 
@@ -82,6 +83,12 @@ def _float_of(d):
 def _not_implemented(kernel, d):
     """PyTorch's error for a dtype that an op's CPU kernel does not handle."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
+
+
+def _tensor_input(name, input):
+    """PyTorch's TypeError for a non-Tensor ``input`` (``torch.exp(1.5)``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
 def _tensor_other(name, other):
@@ -272,10 +279,12 @@ bitwise_xor = _bitwise(E.bitwise_xor)
 
 
 def logical_not(input, *, out=None):
+    _tensor_input("logical_not", input)
     return apply(E.logical_not, (input,))
 
 
 def bitwise_not(input, *, out=None):
+    _tensor_input("bitwise_not", input)
     if input.dtype.kind > _dtype.INT:
         raise _not_implemented("bitwise_not_cpu", input.dtype)
     return apply(E.bitwise_not, (input,))
@@ -301,14 +310,17 @@ def equal(input, other):
 
 
 def isnan(input):
+    _tensor_input("isnan", input)
     return apply(E.isnan, (input,))
 
 
 def isinf(input):
+    _tensor_input("isinf", input)
     return apply(E.isinf, (input,))
 
 
 def isfinite(input):
+    _tensor_input("isfinite", input)
     return apply(E.isfinite, (input,))
 
 
@@ -317,6 +329,7 @@ def isfinite(input):
 def _unary_float(op):
     """A unary function that computes in floating point (integers promote to the default float)."""
     def unary(input, *, out=None):
+        _tensor_input(op.name, input)
         return apply(op, (input,), (_float_of(input.dtype).np,))
     unary.__name__ = op.name
     return unary
@@ -326,6 +339,7 @@ def _unary_same(op, reject=None):
     """A unary function that keeps the input dtype; ``reject(dtype)`` gives PyTorch's error for a
     dtype it refuses (or None)."""
     def unary(input, *, out=None):
+        _tensor_input(op.name, input)
         d = input.dtype
         if reject is not None:
             error = reject(d)
@@ -355,6 +369,7 @@ _square = _unary_same(E.square)
 
 
 def square(input, *, out=None):
+    _tensor_input("square", input)
     if input.dtype is _dtype.bool_:
         return pow(input, 2)  # bool ** 2 is int64, as in PyTorch
     return _square(input)
@@ -397,6 +412,7 @@ digamma = _unary_float(E.digamma)
 
 
 def round(input, *, decimals=0, out=None):
+    _tensor_input("round", input)
     if decimals:
         if input.dtype.kind < _dtype.FLOAT:
             raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype.c_name}'")
@@ -620,18 +636,32 @@ def _check_var(input):
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+_DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+                "(input numel divided by output numel). (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+
+
+def _variance(op, input, dim, unbiased, correction, keepdim):
     _check_var(input)
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    return apply(R.var, (input,), (_dims(dim, input.ndim), _correction(unbiased, correction), keepdim))
+    dims = _dims(dim, input.ndim)
+    correction = _correction(unbiased, correction)
+    out_numel = 1
+    for i, size in enumerate(input.shape):
+        if dims is not None and i not in dims:
+            out_numel *= size
+    if (input.numel() // out_numel if out_numel else 0) - correction <= 0:
+        warnings.warn(_DOF_WARNING.format(op.name), UserWarning, stacklevel=3)
+    return apply(op, (input,), (dims, correction, keepdim))
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    return _variance(R.var, input, dim, unbiased, correction, keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    _check_var(input)
-    if isinstance(dim, bool):
-        unbiased, dim = dim, None
-    return apply(R.std, (input,), (_dims(dim, input.ndim), _correction(unbiased, correction), keepdim))
+    return _variance(R.std, input, dim, unbiased, correction, keepdim)
 
 
 # ---------------------------------------------------------------- products

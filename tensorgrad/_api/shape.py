@@ -325,6 +325,8 @@ def atleast_1d(t):
 
 
 def atleast_2d(t):
+    if t.ndim == 1:
+        return unsqueeze(t, 0)  # UnsqueezeBackward0, as PyTorch
     return t.reshape(1, -1) if t.ndim < 2 else t
 
 
@@ -356,6 +358,8 @@ def argwhere(input):
 # ---------------------------------------------------------------- conversion
 
 def clone(input, *, memory_format=None):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clone(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return apply(E.clone, (input,))
 
 
@@ -588,8 +592,7 @@ def _broadcast_value(value, shape, what):
     stripped = vshape
     while stripped and stripped[0] == 1:
         stripped = stripped[1:]
-    if stripped != vshape:
-        value = view(value, stripped)
+    value = view(value, stripped) if _strides.can_view(value, stripped) else reshape(value, stripped)
     return value if stripped == shape else expand(value, shape)
 
 
@@ -606,8 +609,28 @@ def setitem(input, key, value):
         new = apply(S.index_put, (input, arrays, val), (spec, False))
         commit_inplace(input, new)
         return
-    target = getitem(input, key)
-    copy_(target, value, _setitem=True)
+    # As PyTorch's setitem: a key that selects everything writes into input itself (a full
+    # slice is not taken); a same-shaped value is copied (CopyBackwards), a 0-d one filled in
+    # (FillBackward3), another one stripped of leading 1s and expanded first.
+    target = input if _selects_all(parts, tuple(input.shape)) else getitem(input, key)
+    val = value if isinstance(value, Tensor) else _value_tensor(value, target)
+    shape = tuple(target.shape)
+    if not val.ndim and shape:
+        fn = V.fill_tensor
+    else:
+        fn = V.copy_from
+        val = _broadcast_value(val, shape, "setitem")
+    check_inplace(target, val)
+    commit_inplace(target, apply(fn, (target, val)))
+
+
+def _selects_all(parts, shape):
+    """Whether basic ``parts`` are all slices that PyTorch's setitem skips (``:``, ``0:n``)."""
+    for part, n in zip(parts, shape):
+        if not (isinstance(part, slice) and part.start in (None, 0) and part.step in (None, 1)
+                and (part.stop is None or part.stop >= n)):
+            return False
+    return len(parts) <= len(shape)
 
 
 def _broadcast_check(value, shape):
@@ -620,25 +643,19 @@ def _broadcast_check(value, shape):
                            f"indexing result of shape {list(shape)}")
 
 
-def copy_(input, src, non_blocking=False, *, _setitem=False):
-    """Write ``src`` (broadcast and cast) into ``input``; its node is CopyBackwards or CopySlices."""
+def copy_(input, src, non_blocking=False):
+    """Write ``src`` (broadcast and cast) into ``input``: CopyBackwards over (input, src), or
+    CopySlices around it for a view."""
     check_inplace(input, src)
     shape = tuple(input.shape)
-    val = _value_tensor(src, input)
-    if _setitem:
-        val = _broadcast_value(val, shape, "setitem")
-    else:
-        try:
-            ok = jnp.broadcast_shapes(tuple(val.shape), shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
-        if tuple(val.shape) != shape:
-            val = expand(val, shape)
-    if input._base is None and val._rg:
-        val = apply(V.alias_copy, (val,))
-    return commit_inplace(input, val)
+    val = src if isinstance(src, Tensor) else _value_tensor(src, input)
+    try:
+        ok = jnp.broadcast_shapes(tuple(val.shape), shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
+    return commit_inplace(input, apply(V.copy_from, (input, val)))
 
 
 def _size_mismatch(a, b):

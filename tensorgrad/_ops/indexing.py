@@ -51,6 +51,10 @@ def scatter(x, index, src, *, dim, reduce):
     if x.ndim == 0:
         x, index, src = x.reshape(1), index.reshape(1), src.reshape(1)
         return scatter.fn(x, index, src, dim=0, reduce=reduce).reshape(())
+    if x.dtype == jnp.bool_ and reduce is not None:
+        # bools accumulate as logical or (add) and logical and (multiply)
+        out = scatter.fn(x.astype(jnp.int8), index, src.astype(jnp.int8), dim=dim, reduce=reduce)
+        return out.astype(jnp.bool_)
     at = x.at[_coords(index, dim)]
     src = _head(src, index.shape).astype(x.dtype)
     if reduce == "add":
@@ -66,17 +70,23 @@ def scatter_value(x, index, value, *, dim, reduce):
     return scatter.fn(x, index, src, dim=dim, reduce=reduce)
 
 
-@op("scatter_add", no_slot=(1,))
+@op("scatter_add", grad_fn="ScatterAddBackward0", no_slot=(1,))
 def scatter_add(x, index, src, *, dim):
     return scatter.fn(x, index, src, dim=dim, reduce="add")
 
 
-@op("scatter_reduce", no_slot=(1,))
+@op("scatter_reduce", grad_fn="ScatterReduceBackward0", no_slot=(1,))
 def scatter_reduce(x, index, src, *, dim, reduce, include_self):
     if x.ndim == 0:
         out = scatter_reduce.fn(x.reshape(1), index.reshape(1), src.reshape(1), dim=0, reduce=reduce,
                                 include_self=include_self)
         return out.reshape(())
+    if x.dtype == jnp.bool_:
+        # sum/amax are a logical or, prod/amin a logical and
+        as_int = scatter_reduce.fn(x.astype(jnp.int8), index, src.astype(jnp.int8), dim=dim,
+                                   reduce={"sum": "amax", "prod": "amin"}.get(reduce, reduce),
+                                   include_self=include_self)
+        return as_int.astype(jnp.bool_)
     coords = _coords(index, dim)
     src = _head(src, index.shape).astype(x.dtype)
     hit = jnp.zeros(x.shape, bool).at[coords].set(True)
@@ -104,6 +114,8 @@ def _scatter_prod(x, src, coords, hit, include_self):
     one = jnp.ones_like(xs)
     base = xs if include_self else jnp.where(hit, one, xs)
     result = base.at[coords].multiply(ss)
+    if not jnp.issubdtype(xs.dtype, jnp.inexact):
+        return result
     masked_self = jnp.where(base == 0, one, base)
     self_coef = masked_self.at[coords].multiply(ss) / masked_self
     if not include_self:
@@ -145,18 +157,21 @@ def _along(dim, index):
     return (slice(None),) * dim + (index,)
 
 
-@op("index_select", no_slot=(1,))
+@op("index_select", grad_fn="IndexSelectBackward0", no_slot=(1,))
 def index_select(x, index, *, dim):
     if x.ndim == 0:
         return x[index.reshape(-1)].reshape(index.shape)
     return jnp.take(x, index.reshape(-1), axis=dim)
 
 
-@op("index_add", no_slot=(1,))
+@op("index_add", grad_fn="IndexAddBackward0", no_slot=(1,))
 def index_add(x, index, source, *, dim, alpha):
+    if x.dtype == jnp.bool_:
+        out = index_add.fn(x.astype(jnp.int8), index, source.astype(jnp.int8), dim=dim, alpha=alpha)
+        return out != 0
     source = source.astype(x.dtype)
     if alpha != 1:
-        source = source * alpha
+        source = source * jnp.asarray(alpha, x.dtype)
     if x.ndim == 0:
         return x + jnp.sum(source)
     return x.at[_along(dim, index.reshape(-1))].add(source.reshape(_index_shape(x, index, dim)))
@@ -166,14 +181,14 @@ def _index_shape(x, index, dim):
     return x.shape[:dim] + (index.size,) + x.shape[dim + 1:]
 
 
-@op("index_copy", no_slot=(1,))
+@op("index_copy", grad_fn="IndexCopyBackward0", no_slot=(1,))
 def index_copy(x, index, source, *, dim):
     if x.ndim == 0:
         return source.astype(x.dtype).reshape(())
     return x.at[_along(dim, index.reshape(-1))].set(source.astype(x.dtype).reshape(_index_shape(x, index, dim)))
 
 
-@op("index_fill", no_slot=(1,), scalar_slots=False)
+@op("index_fill", grad_fn="IndexFillBackward0", no_slot=(1,), scalar_slots=False)
 def index_fill(x, index, value, *, dim):
     if x.ndim == 0:
         return jnp.asarray(value, x.dtype)
@@ -187,12 +202,12 @@ def index_fill_tensor(x, index, value, *, dim):
 
 # ---------------------------------------------------------------- masks and flat indices
 
-@op("masked_select", no_slot=(1,))
+@op("masked_select", grad_fn="MaskedSelectBackward0", no_slot=(1,))
 def masked_select(x, positions, *, shape):
     return jnp.broadcast_to(x, shape).reshape(-1)[positions]
 
 
-@op("masked_scatter", no_slot=(1,))
+@op("masked_scatter", grad_fn="MaskedScatterBackward0", no_slot=(1,))
 def masked_scatter(x, positions, source):
     flat = x.reshape(-1)
     values = source.reshape(-1)[:positions.shape[0]].astype(x.dtype)
@@ -246,8 +261,9 @@ def diag(x, *, offset):
     return jnp.diagonal(x, offset)
 
 
-@op("block_diag", saves="none")
+@op("block_diag", grad_fn="BlockDiagBackward0", saves="none")
 def block_diag(*xs, dtype):
+    xs = [x.reshape(1, -1) if x.ndim < 2 else x for x in xs]
     rows = sum(x.shape[0] for x in xs)
     cols = sum(x.shape[1] for x in xs)
     out = jnp.zeros((rows, cols), dtype)

@@ -142,7 +142,7 @@ def cholesky(a, *, upper):
 def qr(a, *, mode):
     if mode == "r":
         return jnp.zeros(a.shape[:-2] + (0,), a.dtype), jnp.linalg.qr(a, mode="r")
-    return jnp.linalg.qr(a, mode=mode)
+    return tuple(jnp.linalg.qr(a, mode=mode))
 
 
 @op("svd", grad_fn="LinalgSvdBackward0")
@@ -163,10 +163,7 @@ def svdvals(a):
 
 @op("eigh", grad_fn="LinalgEighBackward0")
 def eigh(a, *, upper):
-    a = _sym_grad(a)
-    if upper:
-        a = _mT(a)
-    w, v = jnp.linalg.eigh(a, UPLO="L", symmetrize_input=False)
+    w, v = jnp.linalg.eigh(_sym_grad(a), UPLO="U" if upper else "L", symmetrize_input=False)
     return w, v
 
 
@@ -200,21 +197,25 @@ def matrix_rank(a, *, atol, rtol, hermitian):
 
 
 @op("lstsq", grad_fn="LinalgLstsqBackward0")
-def lstsq(a, b, *, rcond, vector, with_residuals, with_singular_values):
-    """``(solution, residuals, rank, singular_values)``; residuals and singular values are
-    empty unless the driver computes them (gelsd/gelss), as in PyTorch."""
+def lstsq(a, b, *, rcond, vector, with_residuals):
+    """``(solution, residuals)``: residuals are empty unless the driver computes them
+    (gelsd/gelss) and A is tall; NaN marks a rank-deficient A (the caller empties them)."""
     bm = b[..., None] if vector else b
     x = jnp.linalg.pinv(a, rtol=rcond) @ bm
-    s = jnp.linalg.svd(lax.stop_gradient(a), compute_uv=False)
-    rank = jnp.sum(s > rcond * (jnp.max(s, axis=-1, keepdims=True) if s.shape[-1] else 0), axis=-1)
     m, n = a.shape[-2:]
-    empty = jnp.zeros((0,), a.dtype)
     if with_residuals and m > n:
-        resid = jnp.sum((a @ x - bm) ** 2, axis=-2)
-        full = jnp.all(rank == n)
-        residuals = resid[..., 0] if vector else resid
-        residuals = jnp.where(full, residuals, jnp.nan)
+        s = jnp.linalg.svd(lax.stop_gradient(a), compute_uv=False)
+        rank = jnp.sum(s > rcond * jnp.max(s, axis=-1, keepdims=True), axis=-1)
+        residuals = jnp.sum((a @ x - bm) ** 2, axis=-2)
+        residuals = jnp.where(jnp.all(rank == n), residuals, jnp.nan)
     else:
-        residuals = empty
-    solution = x[..., 0] if vector else x
-    return solution, residuals, rank.astype(jnp.int64), s if with_singular_values else empty
+        residuals = jnp.zeros((0,), a.dtype)
+    return (x[..., 0] if vector else x), residuals
+
+
+@op("lstsq_info", differentiable=False)
+def lstsq_info(a, *, rcond, with_singular_values):
+    """``(rank, singular_values)`` of lstsq (no gradient; empty values unless computed)."""
+    s = jnp.linalg.svd(a, compute_uv=False)
+    rank = jnp.sum(s > rcond * jnp.max(s, axis=-1, keepdims=True), axis=-1).astype(jnp.int64)
+    return rank, s if with_singular_values else jnp.zeros((0,), a.dtype)

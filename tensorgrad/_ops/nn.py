@@ -10,6 +10,7 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .reduction import _norm_impl
@@ -71,7 +72,7 @@ def hardtanh(x, *, min_val, max_val):
     return jnp.where((x > lo) & (x < hi), x, lax.stop_gradient(clipped))
 
 
-@op("leaky_relu")
+@op("leaky_relu", grad_fn="LeakyReluBackward0")
 def leaky_relu(x, *, negative_slope):
     # at 0 the gradient is the negative slope, as in PyTorch
     return jnp.where(x > 0, x, x * negative_slope)
@@ -118,11 +119,25 @@ def softplus(x, *, beta, threshold):
     return jnp.where(above, x, jnp.log1p(jnp.exp(safe)) / beta)
 
 
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
+
+
+@jax.custom_jvp
+def _hardsigmoid(x):
+    return jnp.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+
+@_hardsigmoid.defjvp
+def _hardsigmoid_jvp(primals, tangents):
+    # PyTorch's slope is float32(1/6) (also for float64) strictly inside (-3, 3), 0 at and beyond
+    (x,), (t,) = primals, tangents
+    slope = jnp.where((x > -3.0) & (x < 3.0), jnp.asarray(_ONE_SIXTH_F32, x.dtype), 0.0)
+    return _hardsigmoid(x), slope * t
+
+
 @op("hardsigmoid")
 def hardsigmoid(x):
-    # PyTorch's gradient is 1/6 strictly inside (-3, 3): 0 at both ends
-    inside = (x > -3.0) & (x < 3.0)
-    return jnp.where(inside, x / 6.0 + 0.5, lax.stop_gradient(jnp.clip(x / 6.0 + 0.5, 0.0, 1.0)))
+    return _hardsigmoid(x)
 
 
 @op("hardswish")
@@ -140,10 +155,8 @@ def glu(x, *, dim):
 
 @op("prelu", grad_fn="PreluKernelBackward0")
 def prelu(x, weight):
-    w = weight
-    if x.ndim >= 2 and weight.size > 1:
-        w = weight.reshape((1, -1) + (1,) * (x.ndim - 2))
-    return jnp.where(x > 0, x, w * x)
+    """``weight`` arrives shaped to broadcast along the channel axis."""
+    return jnp.where(x > 0, x, weight * x)
 
 
 @op("log_sigmoid", grad_fn="LogSigmoidBackward0")
@@ -195,11 +208,32 @@ def log_softmax(x, *, dim):
 @op("safe_softmax", grad_fn="SafeSoftmaxBackward0", saves="output")
 def safe_softmax(x, *, dim):
     """Softmax whose rows of all ``-inf`` give zeros instead of NaN (attention masks)."""
-    def fn(v, axis):
-        dead = jnp.all(v == -jnp.inf, axis=axis, keepdims=True)
-        out = jax.nn.softmax(jnp.where(dead, 0.0, v), axis=axis)
-        return jnp.where(dead, 0.0, out)
-    return _on_axis(fn, x, dim)
+    return jnp.moveaxis(_masked_softmax_rows(jnp.moveaxis(x, dim, -1)), -1, dim)
+
+
+def _masked_softmax_rows(scores):
+    dead = jnp.all(scores == -jnp.inf, axis=-1, keepdims=True)
+    out = jax.nn.softmax(jnp.where(dead, 0.0, scores), axis=-1)
+    return jnp.where(dead, 0.0, out)
+
+
+@op("sdpa_flash", grad_fn="ScaledDotProductFlashAttentionForCpuBackward0", no_slot=(3,))
+def sdpa_flash(q, k, v, mask, *, scale, causal, groups):
+    """Attention as one kernel, as PyTorch's CPU flash path (4-D inputs).
+
+    ``mask`` is an additive float mask (shape (0,) for none); ``groups`` repeats the key and
+    value heads for grouped-query attention. Rows with nothing to attend to give zeros.
+    """
+    if groups > 1:
+        k = jnp.repeat(k, groups, axis=-3)
+        v = jnp.repeat(v, groups, axis=-3)
+    scores = jnp.einsum("...qd,...kd->...qk", q, k) * jnp.asarray(scale, q.dtype)
+    if causal:
+        keep = jnp.tril(jnp.ones(scores.shape[-2:], bool))
+        scores = jnp.where(keep, scores, -jnp.inf)
+    if mask.shape != (0,):
+        scores = scores + mask
+    return jnp.einsum("...qk,...kd->...qd", _masked_softmax_rows(scores), v)
 
 
 # ---------------------------------------------------------------- linear maps
@@ -306,7 +340,7 @@ def native_group_norm(x, weight, bias, *, groups, eps):
 
 # ---------------------------------------------------------------- rearrangement
 
-@op("pixel_shuffle", saves="none")
+@op("pixel_shuffle", grad_fn="PixelShuffleBackward0", saves="none")
 def pixel_shuffle(x, *, r):
     *lead, c, h, w = x.shape
     oc = c // (r * r)
@@ -316,7 +350,7 @@ def pixel_shuffle(x, *, r):
     return y.reshape(tuple(lead) + (oc, h * r, w * r))
 
 
-@op("pixel_unshuffle", saves="none")
+@op("pixel_unshuffle", grad_fn="PixelUnshuffleBackward0", saves="none")
 def pixel_unshuffle(x, *, r):
     *lead, c, h, w = x.shape
     k = len(lead)

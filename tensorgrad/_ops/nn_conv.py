@@ -137,7 +137,8 @@ def _avg_pool(x, *, kernel, stride, padding, out, count_include_pad, divisor_ove
     spatial = x.shape[x.ndim - len(kernel):]
     div = avg_divisors(spatial, kernel, stride, padding, out, count_include_pad, divisor_override)
     if jnp.issubdtype(x.dtype, jnp.integer):
-        return lax.div(total, jnp.asarray(div.astype(np.int64), x.dtype))
+        # integer pools divide with truncation, as PyTorch's kernels do
+        return lax.div(total, jnp.broadcast_to(jnp.asarray(div.astype(np.int64), x.dtype), total.shape))
     return total / jnp.asarray(div, x.dtype)
 
 
@@ -211,6 +212,10 @@ def im2col(x, *, kernel, dilation, padding, stride, out):
 @op("col2im", grad_fn="Col2ImBackward0", saves="none")
 def col2im(cols, *, image, kernel, dilation, padding, stride, out):
     """Sum the columns back into an image of shape ``image``: the adjoint of im2col."""
+    if cols.dtype == jnp.bool_:
+        summed = col2im.fn(cols.astype(jnp.float32), image=image, kernel=kernel, dilation=dilation,
+                           padding=padding, stride=stride, out=out)
+        return summed != 0
     zeros = jnp.zeros(image, cols.dtype)
     _, pullback = jax.vjp(lambda img: _im2col(img, kernel, dilation, padding, stride, out), zeros)
     return pullback(cols)[0]
@@ -268,8 +273,8 @@ def resample_taps(mode, n, o, align_corners, scale):
         ratio = 1.0 / scale if scale else n / o
         src = ratio * (dst + 0.5) - 0.5
     if mode == "cubic":
-        base = np.clip(np.floor(src), 0, n - 1).astype(np.int64)
-        t = np.clip(src - base, 0.0, 1.0)
+        base = np.floor(src).astype(np.int64)  # taps outside the input repeat its edge
+        t = src - base
         a = -0.75
 
         def near(v):

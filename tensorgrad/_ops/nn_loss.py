@@ -21,7 +21,7 @@ def reduce(loss, reduction):
 
 # ``dtype`` is the promoted dtype of input and target (PyTorch computes in it without a node)
 
-@op("mse_loss")
+@op("mse_loss", grad_fn="MseLossBackward0")
 def mse_loss(x, target, *, reduction, dtype):
     return reduce(jnp.square(x.astype(dtype) - target.astype(dtype)), reduction)
 
@@ -33,7 +33,7 @@ def smooth_l1_loss(x, target, *, reduction, beta, dtype):
     return reduce(jnp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
 
 
-@op("huber_loss")
+@op("huber_loss", grad_fn="HuberLossBackward0")
 def huber_loss(x, target, *, reduction, delta, dtype):
     d = x.astype(dtype) - target.astype(dtype)
     ad = jnp.abs(d)
@@ -51,12 +51,16 @@ def _nll(x, target, weight, reduction, ignore_index):
     w = jnp.where(keep, w, jnp.zeros((), x.dtype))
     loss = -picked * w
     if reduction == "mean":
-        # a batch whose targets are all ignored gives 0 / 0 = nan, as in PyTorch
-        return jnp.sum(loss) / jnp.sum(jnp.broadcast_to(w, loss.shape))
+        # a batch whose targets are all ignored gives 0 / 0 = nan, as in PyTorch, whose
+        # gradient is still 0 (no target is counted), not nan
+        total = jnp.sum(jnp.broadcast_to(w, loss.shape))
+        empty = total == 0
+        mean = jnp.sum(loss) / jnp.where(empty, 1.0, total)
+        return jnp.where(empty, jnp.nan, mean).astype(x.dtype)
     return reduce(loss, reduction)
 
 
-@op("nll_loss", no_slot=(1, 2))
+@op("nll_loss", grad_fn="NllLossBackward0", no_slot=(1, 2))
 def nll_loss(x, target, weight, *, reduction, ignore_index):
     """``weight`` of shape (0,) means no class weights."""
     return _nll(x, target, weight, reduction, ignore_index)
@@ -88,7 +92,7 @@ def _bce_bwd(residuals, g):
 _bce.defvjp(_bce_fwd, _bce_bwd)
 
 
-@op("binary_cross_entropy", no_slot=(2,))
+@op("binary_cross_entropy", grad_fn="BinaryCrossEntropyBackward0", no_slot=(2,))
 def binary_cross_entropy(x, target, weight, *, reduction):
     loss = _bce(x, target.astype(x.dtype))
     if weight.shape[0]:
@@ -96,7 +100,7 @@ def binary_cross_entropy(x, target, weight, *, reduction):
     return reduce(loss, reduction)
 
 
-@op("binary_cross_entropy_with_logits", no_slot=(2, 3))
+@op("binary_cross_entropy_with_logits", grad_fn="BinaryCrossEntropyWithLogitsBackward0", no_slot=(2, 3))
 def binary_cross_entropy_with_logits(x, target, weight, pos_weight, *, reduction):
     """Stable in ``x``: ``(1 - t) x - (1 + (pos_weight - 1) t) log(sigmoid(x))``."""
     log_weight = 1.0 if pos_weight.shape[0] == 0 else 1.0 + (pos_weight - 1.0) * target

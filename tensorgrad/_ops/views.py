@@ -116,3 +116,15 @@ def copy_slices(base, value, dyns, *, steps):
 @op("copy", grad_fn="CopyBackwards", saves="none")
 def alias_copy(x):
     return x
+
+
+@op("copy_from", grad_fn="CopyBackwards", saves="none", scalar_slots=False)
+def copy_from(x, src):
+    """``x.copy_(src)``: src broadcast and cast to x (x's old value gets no gradient)."""
+    return jnp.broadcast_to(src.astype(x.dtype), x.shape)
+
+
+@op("fill_tensor", grad_fn="FillBackward3", saves="none", scalar_slots=False)
+def fill_tensor(x, value):
+    """``x.fill_(value)`` with a 0-d Tensor value."""
+    return jnp.broadcast_to(value.astype(x.dtype), x.shape)

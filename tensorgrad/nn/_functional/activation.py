@@ -179,6 +179,9 @@ def prelu(input, weight):
         raise RuntimeError(
             f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} and "
             f"channel size = {channels}.")
+    if input.ndim >= 2:
+        # PyTorch views the weight to broadcast along the channel axis (ViewBackward0)
+        weight = S.reshape(weight, (n,) + (1,) * (input.ndim - 2))
     return apply(N.prelu, (input, weight))
 
 
@@ -253,11 +256,11 @@ def _dropout(input, p, training, inplace, feature):
         return input
     if feature and input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    if input.dtype.kind != _dtype.FLOAT:
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
     d = input._data.dtype
     if p == 1.0:
         mask = _wrap(jnp.zeros((), d))
+    elif input.dtype.kind != _dtype.FLOAT:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
     else:
         shape = tuple(input.shape)
         if feature:

@@ -1,5 +1,7 @@
 """Convolutions and pooling, with PyTorch's argument checks and output sizes."""
 
+import warnings
+
 from ... import _dtype
 from ..._api import math as M
 from ..._api import shape as S
@@ -47,6 +49,10 @@ def _same_padding(input, weight, stride, dilation):
         left.append(total // 2)
         extra.append(total - 2 * (total // 2))
     if any(extra):
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
+            "input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)",
+            UserWarning, stacklevel=4)
         pairs = ((0, 0), (0, 0)) + tuple((0, e) for e in extra)
         input = apply(NC.constant_pad_nd, (input,), (pairs, 0))
     return input, tuple(left)
@@ -302,6 +308,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
             f"got:{list(input.shape)}")
+    if not return_indices and input.dtype.kind != _dtype.FLOAT:
+        raise not_implemented("max_pool1d_impl", input.dtype)
     kernel = _one(kernel_size, "max_pool1d", "kernel_size")
     stride = None if stride is None or stride == [] or stride == () else _one(stride, "max_pool1d", "stride")
     padding = (0,) + _one(padding, "max_pool1d", "padding")[1:]

@@ -15,7 +15,7 @@ from ..._api import shape as S
 from ..._ops import nn as N
 from ..._ops import shape as SO
 from ..._tensor import apply, _wrap, _C_TYPE
-from ._util import is_tracer, not_implemented, write_no_grad
+from ._util import absent, is_tracer, not_implemented, write_no_grad
 from .activation import dropout
 
 
@@ -94,6 +94,8 @@ def bilinear(input1, input2, weight, bias=None):
         raise RuntimeError(
             f"bilinear(): bias size does not match weight size: got {bias.shape[0] if bias.ndim else 0} but "
             f"expected {weight.shape[0]}")
+    if input1.dtype is _dtype.bool_:
+        raise not_implemented("bmm", input1.dtype)
     x1 = S.reshape(input1, -1, input1.shape[-1])
     x2 = S.reshape(input2, -1, input2.shape[-1])
     out = apply(N.trilinear, (x1, weight, x2))
@@ -194,6 +196,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(
             "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
             f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if query.dtype is _dtype.bool_:
+        raise RuntimeError("expected scalar type Float but found Bool")
     if not (query.dtype is key.dtype is value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
@@ -208,26 +212,48 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{math.prod(key.shape[:-2]) or 1}, "
             f"{query.shape[-1]}] but got: [{math.prod(key.shape[:-2]) or 1}, {key.shape[-1]}].")
+    groups = 1
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
+    scale = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    if _flash_path(query, key, value, attn_mask, dropout_p, groups):
+        mask = absent(query.dtype) if attn_mask is None else _additive_mask(attn_mask, query)
+        return apply(N.sdpa_flash, (query, key, value, mask), (float(scale), bool(is_causal), groups))
+    if groups > 1:
         key = _repeat_heads(key, groups)
         value = _repeat_heads(value, groups)
     length, source = query.shape[-2], key.shape[-2]
-    factor = math.sqrt(scale if scale is not None else 1.0 / math.sqrt(query.shape[-1]))
+    factor = math.sqrt(scale)
     q = apply(N.mul_scalar, (query,), (factor,))
     k = apply(N.mul_scalar, (S.transpose(key, -2, -1),), (factor,))
     attn = _batched_matmul(q, k)
     if is_causal:
         attn_mask = _wrap(jnp.tril(jnp.ones((length, source), bool)))
     if attn_mask is not None:
-        if attn_mask.dtype is _dtype.bool_:
-            zero = jnp.zeros((), query._data.dtype)
-            attn_mask = _wrap(jnp.where(attn_mask._data, zero, -jnp.inf).astype(query._data.dtype))
-        attn = attn + attn_mask
+        attn = attn + _additive_mask(attn_mask, query)
     attn = apply(N.safe_softmax, (attn,), (attn.ndim - 1,))
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p)
     return _batched_matmul(attn, value)
+
+
+def _additive_mask(mask, query):
+    """A boolean mask (True keeps) as 0 / -inf in the query's dtype; a float mask as is."""
+    if mask.dtype is not _dtype.bool_:
+        return mask
+    d = query._data.dtype
+    return _wrap(jnp.where(mask._data, jnp.zeros((), d), jnp.asarray(-jnp.inf, d)))
+
+
+def _flash_path(query, key, value, attn_mask, dropout_p, groups):
+    """Whether PyTorch's CPU dispatch takes its fused (flash) kernel, one graph node."""
+    if not (query.ndim == key.ndim == value.ndim == 4) or dropout_p > 0.0:
+        return False
+    if attn_mask is not None and attn_mask.requires_grad:
+        return False
+    if value.shape[-1] != query.shape[-1] or query.shape[0] != key.shape[0] or key.shape[0] != value.shape[0]:
+        return False
+    return key.shape[1] * groups == query.shape[1] and key.shape[1] == value.shape[1]
 
 
 def _c_type(t):

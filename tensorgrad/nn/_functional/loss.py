@@ -11,7 +11,7 @@ import numpy as np
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._autograd.grad_mode import no_grad
+from ..._autograd.grad_mode import is_grad_enabled, no_grad
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn as N
@@ -53,6 +53,13 @@ def _warn_size(input, target):
             f"Using a target size ({size_str(target.shape)}) that is different to the input size "
             f"({size_str(input.shape)}). This will likely lead to incorrect results due to broadcasting. Please "
             "ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _no_grad_argument(name, arg, t):
+    if t is not None and t.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{name}' is not differentiable with respect to argument '{arg}'. This input cannot have "
+            "requires_grad True.")
 
 
 def _reduce(loss, reduction):
@@ -288,6 +295,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise not_implemented("binary_cross_entropy", input.dtype)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {target.dtype.c_name} but expected {input.dtype.c_name}")
+    _no_grad_argument("binary_cross_entropy", "weight", weight)
     if weight is not None:
         try:
             shape = _broadcast_shape(target.shape, weight.shape)
@@ -318,6 +326,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise not_implemented("log_sigmoid_cpu", input.dtype)
     if target.dtype.kind != _dtype.FLOAT:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {target.dtype.c_name}")
+    _no_grad_argument("binary_cross_entropy_with_logits", "weight", weight)
+    _no_grad_argument("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     shape = tuple(input.shape)
     if weight is not None:
         weight = S.expand(weight, _broadcast_shape(shape, weight.shape)) if tuple(weight.shape) != shape else weight
@@ -356,6 +366,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 # ---------------------------------------------------------------- embedding losses and distances
 
 def _scalar_op(op, x, value):
+    """``x`` with a Python number, recorded as PyTorch's Tensor-Scalar overload (``AddBackward1``);
+    an integer tensor promotes to the default float dtype first."""
+    if x.dtype.kind != _dtype.FLOAT:
+        x = S.to(x, _dtype.get_default_dtype())
     return apply(op, (x,), (float(value),))
 
 
@@ -402,8 +416,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     """``norm(x1 - x2 + eps, p)`` over the last axis (``NormBackward1``)."""
     nd = max(x1.ndim, x2.ndim)
     d = x1 - x2
-    if d.dtype.kind != _dtype.FLOAT:
-        d = S.to(d, _dtype.get_default_dtype())
     shifted = _scalar_op(N.add_scalar, d, eps)
     dims = (nd - 1,) if nd else ()
     return apply(N.norm_dim, (shifted,), (float(p), dims, bool(keepdim)))

@@ -49,7 +49,8 @@ def pad(input, pad, mode="constant", value=None):
     if mode == "constant":
         pairs = _pairs(input, pad)
         for n, (lo, hi) in zip(input.shape, pairs):
-            if n + lo + hi < 0:
+            # PyTorch crops one side at a time
+            if n + min(lo, 0) < 0 or n + min(lo, 0) + min(hi, 0) < 0:
                 raise RuntimeError("narrow(): length must be non-negative.")
         return apply(NC.constant_pad_nd, (input,), (pairs, 0 if value is None else value))
     if mode not in _NON_CONSTANT:

@@ -50,3 +50,8 @@ from .rnn import (
     RNNBase as RNNBase, RNN as RNN, LSTM as LSTM, GRU as GRU, RNNCellBase as RNNCellBase, RNNCell as RNNCell,
     LSTMCell as LSTMCell, GRUCell as GRUCell,
 )
+from .linear import NonDynamicallyQuantizableLinear as NonDynamicallyQuantizableLinear
+from .attention import MultiheadAttention as MultiheadAttention
+from .transformer import (
+    TransformerEncoderLayer as TransformerEncoderLayer, TransformerEncoder as TransformerEncoder,
+)

@@ -1,0 +1,139 @@
+"""TransformerEncoderLayer and TransformerEncoder (PyTorch's post-norm or pre-norm layer)."""
+
+import copy
+import warnings
+
+from .. import functional as F
+from .activation import GELU, ReLU
+from .attention import MultiheadAttention, canonical_mask, causal_mask
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+
+def _activation(activation):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with dropout, a residual and LayerNorm
+    (after the residual by default, before it with ``norm_first=True``)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _activation(activation)
+        if activation is F.relu or isinstance(activation, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                              None if src_mask is None else src_mask.dtype, "src_mask", src.dtype)
+        src_mask = canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
+
+
+def _fast_path_blocker(layer):
+    """Why PyTorch would not use its nested-tensor fast path for ``layer`` ("" if it would)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` applied in turn, then an optional ``norm``.
+
+    ``enable_nested_tensor`` is accepted for compatibility (the computation is always dense);
+    it warns as PyTorch does when PyTorch could not use nested tensors.
+    """
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _fast_path_blocker(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                          stacklevel=2)
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                              None if mask is None else mask.dtype, "mask", src.dtype)
+        mask = canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        if is_causal is None:
+            is_causal = False
+            if mask is not None:
+                batch_first = self.layers[0].self_attn.batch_first
+                size = src.size(0) if src.dim() == 2 else src.size(1 if batch_first else 0)
+                reference = causal_mask(size, dtype=mask.dtype)
+                if tuple(mask.shape) == tuple(reference.shape):
+                    is_causal = bool((mask == reference).all())
+        output = src
+        for layer in self.layers:
+            output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+def generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """The causal mask for a sequence of length ``sz``: ``-inf`` above the diagonal, 0 elsewhere."""
+    return causal_mask(sz, dtype=dtype)
