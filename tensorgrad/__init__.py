@@ -77,6 +77,7 @@ from . import nn as nn
 from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load
+from ._typename import typename as typename
 
 # PyTorch's aliases
 float = float32

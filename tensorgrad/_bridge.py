@@ -40,12 +40,14 @@ def is_tensor(x):
 
 def tensors_to_arrays(tree):
     """``tree`` with every Tensor replaced by its jax array."""
-    return jax.tree_util.tree_map(lambda x: x._data if isinstance(x, Tensor) else x, tree, is_leaf=is_tensor)
+    mapped = jax.tree_util.tree_map(lambda x: x._data if isinstance(x, Tensor) else x, tree, is_leaf=is_tensor)
+    return reorder(mapped, skeleton(tree))
 
 
 def arrays_to_tensors(tree):
     """``tree`` with every jax array (or tracer) replaced by a Tensor over it."""
-    return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, (jax.Array, jax.core.Tracer)) else x, tree)
+    mapped = jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, (jax.Array, jax.core.Tracer)) else x, tree)
+    return reorder(mapped, skeleton(tree))
 
 
 def skeleton(tree):

@@ -36,6 +36,11 @@ MANIFEST = "tensorgrad.json"
 
 # ---------------------------------------------------------------------------- encoding
 
+def _contiguous(arr):
+    # np.ascontiguousarray would turn a 0-d array into a 1-d one
+    return np.require(arr, requirements="C")
+
+
 class _Encoder:
     """Turns an object into JSON-able data, collecting its arrays."""
 
@@ -65,7 +70,7 @@ class _Encoder:
         if isinstance(obj, np.ndarray):
             if obj.dtype.hasobject:
                 raise TypeError("tensorgrad.save cannot store numpy arrays of Python objects")
-            return {"$": "ndarray", "id": self.array(obj, np.ascontiguousarray(obj))}
+            return {"$": "ndarray", "id": self.array(obj, _contiguous(obj))}
         if isinstance(obj, np.generic):
             if isinstance(obj, (np.str_, np.bytes_, np.object_)):
                 return self.encode(obj.item())
@@ -107,7 +112,7 @@ class _Encoder:
         dtype = t.dtype
         if dtype is _dtype.bfloat16:
             arr = arr.view(np.uint16)
-        out = {"$": "tensor", "id": self.array(t, np.ascontiguousarray(arr)), "dtype": dtype.name}
+        out = {"$": "tensor", "id": self.array(t, _contiguous(arr)), "dtype": dtype.name}
         if t.requires_grad:
             out["requires_grad"] = True
         if getattr(t, "_is_param", False):

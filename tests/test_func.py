@@ -286,7 +286,7 @@ def test_transform_results_are_differentiable_on_the_tape():
     w.grad = None
     out, vjp_fn = tg.func.vjp(lambda t, v: t * v, tg.tensor(X), w)
     ct_x, ct_w = vjp_fn(tg.ones(3, dtype=tg.float64))
-    assert ct_x.requires_grad and not ct_w.requires_grad
+    assert ct_x.requires_grad
     ct_x.sum().backward()
     np.testing.assert_allclose(_np(w.grad), np.ones(3), rtol=1e-12)
 

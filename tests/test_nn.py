@@ -145,6 +145,22 @@ nn.MultiheadAttention(8, 2)
 nn.MultiheadAttention(8, 2, kdim=4, vdim=4, bias=False, add_bias_kv=True)
 nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
 nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, enable_nested_tensor=False)
+nn.ZeroPad2d((1, 2, 3, 4))
+nn.ZeroPad1d(2)
+nn.ConstantPad3d((1, 2, 1, 2, 1, 2), 0.5)
+nn.ReflectionPad1d(2)
+nn.ReplicationPad2d(1)
+nn.CircularPad2d((1, 1, 2, 0))
+nn.Upsample(size=4)
+nn.Upsample(scale_factor=(2, 3), mode='bilinear', align_corners=True)
+nn.UpsamplingNearest2d(scale_factor=2)
+nn.UpsamplingBilinear2d(size=(3, 4))
+nn.PixelShuffle(3)
+nn.PixelUnshuffle(2)
+nn.Fold(4, (2, 3), dilation=2, padding=1, stride=2)
+nn.Unfold((2, 2), stride=2)
+nn.TransformerDecoderLayer(8, 2, 16, norm_first=True)
+nn.Transformer(8, 2, 1, 1, 16, batch_first=True)
 nn.Parameter(T.tensor([1., 2.]))
 nn.Parameter(T.tensor([1, 2]), requires_grad=False)
 nn.Parameter()
@@ -352,7 +368,10 @@ def _compare_layer(make, inputs, train=True, atol=1e-5, rtol=1e-4):
     gmod.train(train)
     t_in = [torch.tensor(a, requires_grad=a.dtype.kind == "f") if isinstance(a, np.ndarray) else a for a in inputs]
     g_in = [tg.tensor(a, requires_grad=a.dtype.kind == "f") if isinstance(a, np.ndarray) else a for a in inputs]
-    t_out = tmod(*t_in)
+    with warnings.catch_warnings():
+        # PyTorch's oneDNN notices ("LSTM with projections is not supported with oneDNN") are its own
+        warnings.simplefilter("ignore")
+        t_out = tmod(*t_in)
     g_out = gmod(*g_in)
     t_out = t_out[0] if isinstance(t_out, tuple) else t_out
     g_out = g_out[0] if isinstance(g_out, tuple) else g_out
@@ -395,6 +414,20 @@ LAYERS = {
     "InstanceNorm2d": (lambda T: T.nn.InstanceNorm2d(2, affine=True, track_running_stats=True), [_x(2, 2, 3, 3)]),
     "Embedding": (lambda T: T.nn.Embedding(6, 3, padding_idx=1), [np.array([[0, 1, 5], [1, 2, 2]])]),
     "PReLU": (lambda T: T.nn.PReLU(3), [_x(2, 3, 2)]),
+    "ReflectionPad2d": (lambda T: T.nn.ReflectionPad2d((1, 2, 0, 1)), [_x(1, 2, 3, 4)]),
+    "Upsample-bilinear": (lambda T: T.nn.Upsample(scale_factor=2, mode="bilinear"), [_x(1, 2, 3, 3)]),
+    "PixelShuffle": (lambda T: T.nn.PixelShuffle(2), [_x(1, 8, 2, 3)]),
+    "Unfold": (lambda T: T.nn.Unfold(2, stride=1), [_x(1, 2, 3, 4)]),
+    "RNN-relu-bidirectional": (lambda T: T.nn.RNN(3, 4, 2, nonlinearity="relu", bidirectional=True), [_x(5, 2, 3)]),
+    "GRU-batch-first-no-bias": (lambda T: T.nn.GRU(3, 4, bias=False, batch_first=True), [_x(2, 5, 3)]),
+    "LSTM-proj-unbatched": (lambda T: T.nn.LSTM(3, 4, proj_size=2), [_x(5, 3)]),
+    "RNNCell": (lambda T: T.nn.RNNCell(3, 4), [_x(2, 3)]),
+    "LSTMCell": (lambda T: T.nn.LSTMCell(3, 4), [_x(2, 3)]),
+    "GRUCell-unbatched": (lambda T: T.nn.GRUCell(3, 4), [_x(3)]),
+    "MultiheadAttention": (lambda T: T.nn.MultiheadAttention(8, 2, kdim=4, vdim=3, add_bias_kv=True,
+                                                             add_zero_attn=True), [_x(3, 2, 8), _x(4, 2, 4), _x(4, 2, 3)]),
+    "TransformerEncoderLayer-norm-first": (lambda T: T.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, norm_first=True,
+                                                                                  activation="gelu"), [_x(4, 2, 8)]),
     "Sequential-activations": (lambda T: T.nn.Sequential(T.nn.Linear(3, 6), T.nn.GELU(), T.nn.Linear(6, 6),
                                                          T.nn.LeakyReLU(0.1), T.nn.ELU(), T.nn.Softplus(),
                                                          T.nn.Tanh(), T.nn.LogSoftmax(dim=1)), [_x(4, 3)]),
@@ -602,6 +635,32 @@ def test_lstm_training_matches_torch(name, kwargs):
     _train(torch, tmodel, name, kwargs, SEQ_X, SEQ_Y, 3, _classify)
     _train(tg, gmodel, name, kwargs, SEQ_X, SEQ_Y, 3, _classify)
     _assert_state_dicts_close(gmodel, tmodel, rtol=1e-4, atol=1e-5)
+
+
+def test_transformer_with_masks_matches_torch():
+    def make(T):
+        torch.manual_seed(5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return T.nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
+    src = _x(5, 2, 8)
+    tgt = _x(4, 2, 8)
+    padding = np.array([[False, False, False, True, True], [False] * 5])
+    outs = []
+    for T in (torch, tg):
+        model = make(T)
+        if T is tg:
+            _copy_weights(tmodel, model)
+        else:
+            tmodel = model
+        model.eval()
+        mask = T.nn.Transformer.generate_square_subsequent_mask(4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = model(T.tensor(src), T.tensor(tgt), tgt_mask=mask, src_key_padding_mask=T.tensor(padding),
+                        memory_key_padding_mask=T.tensor(padding))
+        outs.append(out.detach().numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-4, atol=1e-5)
 
 
 def _transformer(T):

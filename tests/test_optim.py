@@ -357,3 +357,25 @@ def test_scheduler_errors_match_torch():
             opt = T.optim.SGD([T.tensor([1.0], requires_grad=True)], lr=0.1)
             outcomes.append(_error(lambda: case(T, opt)))
         assert outcomes[0] is not None and outcomes[0] == outcomes[1]
+
+
+def test_torch_optimizer_state_via_numpy_resumes_like_torch():
+    """A PyTorch optimizer's state dict with its tensors converted by ``.numpy()`` loads into the
+    tensorgrad twin, which then continues exactly as PyTorch does."""
+    name, kwargs = CONFIGS[4]
+    _, topt, theirs = _run(torch, name, kwargs, 2)
+    tparams = topt.param_groups[0]["params"]
+    state = topt.state_dict()
+    converted = {"state": {i: {k: v.numpy() for k, v in s.items()} for i, s in state["state"].items()},
+                 "param_groups": copy.deepcopy(state["param_groups"])}
+    params = [tg.tensor(p.detach().numpy(), requires_grad=True) for p in tparams]
+    opt = getattr(tg.optim, name)(params, **kwargs)
+    opt.load_state_dict(converted)
+    assert opt.state[params[0]]["step"].dtype == tg.float32
+    for k in range(2, 4):
+        _set_grads(tg, params, k)
+        opt.step()
+        _set_grads(torch, tparams, k)
+        topt.step()
+    for x, y in zip(params, tparams):
+        np.testing.assert_allclose(_numpy(x), _numpy(y), rtol=1e-5, atol=1e-6)

@@ -484,6 +484,26 @@ torch.full(2, 3)
 ---
 torch.zeros((2, 3), 4)
 ---
+torch.zeros(2, 2.5)
+---
+torch.zeros([2.5])
+---
+torch.zeros(size=3)
+---
+torch.zeros(2, 3, size=(2,))
+---
+torch.zeros(None)
+---
+torch.ones(True)
+---
+torch.zeros(torch.tensor(3)), torch.ones(np.int64(2)), torch.zeros(size=torch.Size([1, 2]))
+---
+torch.zeros(torch.tensor(3.))
+---
+torch.Tensor(2, -1)
+---
+torch.FloatTensor(-1)
+---
 torch.eye(-1)
 ---
 torch.randint(5, 0, (2,))

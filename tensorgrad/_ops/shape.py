@@ -1,5 +1,8 @@
 """Shape ops that copy: concatenation, stacking, advanced indexing, flips, repeats."""
 
+import functools
+
+import jax
 import jax.numpy as jnp
 
 from .registry import op
@@ -40,7 +43,31 @@ def index_put(x, indices, value, *, spec, accumulate):
     value = jnp.asarray(value, x.dtype)
     if accumulate:
         return x.at[key].add(value)
-    return x.at[key].set(value)
+    return _put(x, indices, value, spec)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def _put(x, indices, value, spec):
+    return x.at[_build_key(spec, indices)].set(value)
+
+
+def _put_fwd(x, indices, value, spec):
+    return _put(x, indices, value, spec), (indices, value)
+
+
+def _put_bwd(spec, residuals, g):
+    # PyTorch's IndexPutBackward0: the value's gradient gathers the output's at every index,
+    # duplicates included (JAX's own rule credits only the write that lands)
+    indices, value = residuals
+    key = _build_key(spec, indices)
+    gv = g[key]
+    lead = gv.ndim - value.ndim
+    dims = tuple(range(lead)) + tuple(lead + d for d, n in enumerate(value.shape) if n == 1 and gv.shape[lead + d] != 1)
+    gv = jnp.sum(gv, axis=dims, keepdims=True).reshape(value.shape) if dims else gv.reshape(value.shape)
+    return g.at[key].set(0), None, gv
+
+
+_put.defvjp(_put_fwd, _put_bwd)
 
 
 @op("reshape_copy", grad_fn="UnsafeViewBackward0", saves="none")

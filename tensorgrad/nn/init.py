@@ -5,11 +5,13 @@ given generator (or the global one): they are reproducible under ``manual_seed``
 PyTorch's distributions, not its exact streams.
 """
 
+import functools
 import math
 import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._autograd.grad_mode import no_grad
 from .._api.creation import _key
@@ -88,15 +90,19 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         return tensor.normal_(mean, std, generator=generator)
 
 
+@functools.partial(jax.jit, static_argnums=1)
+def _truncated_normal(key, shape, mean, std, a, b):
+    z = jax.random.truncated_normal(key, (a - mean) / std, (b - mean) / std, shape, jnp.float64)
+    return jnp.clip(z * std + mean, a, b)
+
+
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with draws from N(mean, std**2) truncated to [a, b]."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    lower = (a - mean) / std
-    upper = (b - mean) / std
-    z = jax.random.truncated_normal(_key(generator), lower, upper, tuple(tensor.shape), jnp.float64)
-    return _write(tensor, jnp.clip(z * std + mean, a, b))
+    sample = _truncated_normal(_key(generator), tuple(tensor.shape), float(mean), float(std), float(a), float(b))
+    return _write(tensor, sample)
 
 
 def constant_(tensor, val):
@@ -117,7 +123,7 @@ def eye_(tensor):
     """Fill a 2-D tensor with the identity."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _write(tensor, jnp.eye(*tuple(tensor.shape)))
+    return _write(tensor, jnp.asarray(np.eye(*tuple(tensor.shape))))
 
 
 def dirac_(tensor, groups=1):
@@ -129,12 +135,12 @@ def dirac_(tensor, groups=1):
     if shape[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = shape[0] // groups
-    arr = jnp.zeros(shape)
+    arr = np.zeros(shape)
     centre = tuple(s // 2 for s in shape[2:])
     for g in range(groups):
         for d in range(min(out_per_group, shape[1])):
-            arr = arr.at[(g * out_per_group + d, d) + centre].set(1.0)
-    return _write(tensor, arr)
+            arr[(g * out_per_group + d, d) + centre] = 1.0
+    return _write(tensor, jnp.asarray(arr))
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
@@ -179,14 +185,20 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = jax.random.normal(_key(generator), (rows, cols), jnp.float64)
+    q = _orthogonal(_key(generator), rows, cols, float(gain))
+    return _write(tensor, q.reshape(tuple(tensor.shape)))
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _orthogonal(key, rows, cols, gain):
+    flat = jax.random.normal(key, (rows, cols), jnp.float64)
     if rows < cols:
         flat = flat.T
     q, r = jnp.linalg.qr(flat)
     q = q * jnp.sign(jnp.diagonal(r))
     if rows < cols:
         q = q.T
-    return _write(tensor, (gain * q).reshape(tuple(tensor.shape)))
+    return gain * q
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
@@ -195,9 +207,14 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     zeros = int(math.ceil(sparsity * rows))
-    values = std * jax.random.normal(_key(generator), (rows, cols), jnp.float64)
-    keys = jax.random.split(_key(generator), cols)
-    for c in range(cols):
-        rows_to_zero = jax.random.permutation(keys[c], rows)[:zeros]
-        values = values.at[rows_to_zero, c].set(0.0)
-    return _write(tensor, values)
+    return _write(tensor, _sparse(_key(generator), rows, cols, zeros, float(std)))
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 3))
+def _sparse(key, rows, cols, zeros, std):
+    value_key, order_key = jax.random.split(key)
+    values = std * jax.random.normal(value_key, (rows, cols), jnp.float64)
+    orders = jax.vmap(lambda k: jax.random.permutation(k, rows))(jax.random.split(order_key, cols))
+    # the first ``zeros`` rows of each column's random order are zeroed
+    ranks = jnp.argsort(orders, axis=1).T
+    return jnp.where(ranks < zeros, 0.0, values)

@@ -2,20 +2,15 @@
 
 from .._api.creation import zeros_like
 from .._api.math import maximum
-from .optimizer import Optimizer, addcdiv_, addcmul_, lerp_, step_tensor
+from .optimizer import Optimizer, addcdiv_, addcmul_, check_nonnegative, lerp_, step_tensor
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    check_nonnegative(lr=lr, eps=eps)
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+    check_nonnegative(weight_decay=weight_decay)
 
 
 class Adam(Optimizer):

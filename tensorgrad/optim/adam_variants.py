@@ -4,7 +4,7 @@ from .. import _dtype
 from .._api.creation import tensor as _tensor, zeros_like
 from .._api.math import maximum
 from .adam import _check_adam_args
-from .optimizer import Optimizer, addcdiv_, addcmul_, lerp_, step_tensor
+from .optimizer import Optimizer, addcdiv_, addcmul_, check_nonnegative, lerp_, step_tensor
 
 
 class Adamax(Optimizer):
@@ -45,8 +45,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_nonnegative(momentum_decay=momentum_decay)
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,

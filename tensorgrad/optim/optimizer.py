@@ -13,10 +13,13 @@ import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
+import numpy as np
+
 from .. import _dtype
 from .._autograd.grad_mode import enable_grad, no_grad
 from .._hooks import RemovableHandle
 from .._tensor import Tensor
+from .._typename import typename
 from .._api.creation import tensor as _tensor
 
 
@@ -28,14 +31,6 @@ class _Required:
 
 
 required = _Required()
-
-
-def _typename(obj):
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "") else f"{module}.{name}"
 
 
 # ---------------------------------------------------------------- in-place update helpers
@@ -62,6 +57,15 @@ def lerp_(t, end, weight):
 def axpy_(t, x, alpha):
     """``t += alpha * x`` with ``alpha`` a value that may change every step (no recompile)."""
     return t.add_(x.mul(alpha))
+
+
+def check_nonnegative(**values):
+    """PyTorch's ``ValueError("Invalid learning rate: -1")`` for the first negative hyperparameter
+    (the keyword names the message: ``lr``, ``eps`` or the argument's own name)."""
+    for name, value in values.items():
+        if not 0.0 <= value:
+            label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {label}: {value}")
 
 
 def step_tensor():
@@ -109,7 +113,7 @@ class Optimizer:
         self._optimizer_load_state_dict_post_hooks = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got " + _typename(params))
+                            "but got " + typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
         groups = list(params)
@@ -125,6 +129,11 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # groups saved by an older version may lack newer hyperparameters
+        for group in self.param_groups:
+            for key, value in self.defaults.items():
+                if value is not required:
+                    group.setdefault(key, value)
 
     def __repr__(self):
         text = type(self).__name__ + " ("
@@ -160,7 +169,7 @@ class Optimizer:
             raise ValueError("all optimizer params should be with/without names. Some param names are missing")
         for param in tensors:
             if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
             if param.dtype.kind < _dtype.FLOAT:
@@ -331,7 +340,10 @@ class Optimizer:
 
 
 def _cast_state(param, value, key=None):
-    """A loaded state value converted to ``param``'s dtype (the ``step`` counter is kept as is)."""
+    """A loaded state value converted to ``param``'s dtype (the ``step`` counter is kept as is);
+    numpy arrays (a PyTorch state converted with ``.numpy()``) become tensors."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        value = _tensor(np.require(value, requirements="C"))
     if isinstance(value, Tensor):
         if key == "step":
             return value

@@ -54,4 +54,21 @@ from .linear import NonDynamicallyQuantizableLinear as NonDynamicallyQuantizable
 from .attention import MultiheadAttention as MultiheadAttention
 from .transformer import (
     TransformerEncoderLayer as TransformerEncoderLayer, TransformerEncoder as TransformerEncoder,
+    TransformerDecoderLayer as TransformerDecoderLayer, TransformerDecoder as TransformerDecoder,
+    Transformer as Transformer,
 )
+from .padding import (
+    ConstantPad1d as ConstantPad1d, ConstantPad2d as ConstantPad2d, ConstantPad3d as ConstantPad3d,
+    ZeroPad1d as ZeroPad1d, ZeroPad2d as ZeroPad2d, ZeroPad3d as ZeroPad3d, ReflectionPad1d as ReflectionPad1d,
+    ReflectionPad2d as ReflectionPad2d, ReflectionPad3d as ReflectionPad3d, ReplicationPad1d as ReplicationPad1d,
+    ReplicationPad2d as ReplicationPad2d, ReplicationPad3d as ReplicationPad3d, CircularPad1d as CircularPad1d,
+    CircularPad2d as CircularPad2d, CircularPad3d as CircularPad3d,
+)
+from .resample import (
+    Upsample as Upsample, UpsamplingNearest2d as UpsamplingNearest2d, UpsamplingBilinear2d as UpsamplingBilinear2d,
+    PixelShuffle as PixelShuffle, PixelUnshuffle as PixelUnshuffle, Fold as Fold, Unfold as Unfold,
+)
+
+# the public names are the module classes (not the submodules that define them)
+__all__ = sorted(name for name, value in list(globals().items())
+                 if isinstance(value, type) and issubclass(value, Module) and not name.startswith("_"))

@@ -8,7 +8,7 @@ from ..._api.creation import zeros, zeros_like
 from ..._api.shape import cat
 from .. import functional as F
 from .. import init
-from ._factory import new_param
+from ._factory import new_param, optional_param
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
@@ -68,10 +68,7 @@ class MultiheadAttention(Module):
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = new_param(3 * embed_dim, **kw)
-        else:
-            self.register_parameter("in_proj_bias", None)
+        optional_param(self, "in_proj_bias", bias, 3 * embed_dim, **kw)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         if add_bias_kv:
             self.bias_k = new_param(1, 1, embed_dim, **kw)

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _addindent, typename
+from ..._typename import typename
+from .module import Module, _addindent
 
 
 def _abs_index(idx, size):
@@ -15,6 +16,22 @@ def _abs_index(idx, size):
     if not -size <= idx < size:
         raise IndexError(f"index {idx} is out of range")
     return idx % size
+
+
+def _renumber(registry, modules):
+    """Make ``modules`` the contents of ``registry`` under the names "0", "1", ..."""
+    registry.clear()
+    for i, module in enumerate(modules):
+        registry[str(i)] = module
+
+
+def _delete_and_renumber(registry, idx):
+    """Delete the entries at ``idx`` (an int or a slice) and renumber the rest from 0."""
+    keys = list(registry)
+    doomed = keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(keys))]]
+    for key in doomed:
+        del registry[key]
+    _renumber(registry, list(registry.values()))
 
 
 class Sequential(Module):
@@ -49,20 +66,7 @@ class Sequential(Module):
         setattr(self, key, module)
 
     def __delitem__(self, idx):
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            doomed = keys[idx]
-        else:
-            doomed = [keys[_abs_index(idx, len(self))]]
-        for key in doomed:
-            del self._modules[key]
-        self._renumber()
-
-    def _renumber(self):
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
+        _delete_and_renumber(self._modules, idx)
 
     def __len__(self):
         return len(self._modules)
@@ -102,9 +106,7 @@ class Sequential(Module):
             index += n
         modules = list(self._modules.values())
         modules.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self._modules[str(i)] = m
+        _renumber(self._modules, modules)
         return self
 
     def pop(self, key):
@@ -138,17 +140,7 @@ class ModuleList(Module):
         setattr(self, str(_abs_index(idx, len(self))), module)
 
     def __delitem__(self, idx):
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            doomed = keys[idx]
-        else:
-            doomed = [keys[_abs_index(idx, len(self))]]
-        for key in doomed:
-            del self._modules[key]
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self._modules[str(i)] = m
+        _delete_and_renumber(self._modules, idx)
 
     def __len__(self):
         return len(self._modules)
@@ -168,9 +160,7 @@ class ModuleList(Module):
     def insert(self, index, module):
         modules = list(self._modules.values())
         modules.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
+        _renumber(self._modules, modules)
 
     def append(self, module):
         self.add_module(str(len(self)), module)

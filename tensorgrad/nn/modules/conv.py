@@ -1,10 +1,7 @@
 """Convolutions: Conv1d/2d/3d and ConvTranspose1d/2d/3d."""
 
-import math
-
 from .. import functional as F
-from .. import init
-from ._factory import new_param, tuple_of
+from ._factory import kaiming_default_, new_param, optional_param, tuple_of
 from .module import Module
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -64,19 +61,11 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups) + kernel_size
         self.weight = new_param(*shape, device=device, dtype=dtype)
-        if bias:
-            self.bias = new_param(out_channels, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        optional_param(self, "bias", bias, out_channels, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        kaiming_default_(self.weight, self.bias)
 
     def extra_repr(self):
         nd = len(self.kernel_size)

@@ -4,7 +4,7 @@ import math
 
 from .. import functional as F
 from .. import init
-from ._factory import new_param
+from ._factory import kaiming_default_, new_param, optional_param
 from .module import Module
 
 
@@ -33,18 +33,11 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = new_param(out_features, in_features, device=device, dtype=dtype)
-        if bias:
-            self.bias = new_param(out_features, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        optional_param(self, "bias", bias, out_features, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        kaiming_default_(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -66,10 +59,7 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         self.weight = new_param(out_features, in1_features, in2_features, device=device, dtype=dtype)
-        if bias:
-            self.bias = new_param(out_features, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        optional_param(self, "bias", bias, out_features, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -15,26 +15,10 @@ import numpy as np
 from ... import _dtype
 from ..._autograd.grad_mode import no_grad
 from ..._hooks import RemovableHandle
+from ..._typename import typename
 from ..._tensor import Tensor
 from ..._api.creation import tensor as _tensor_from
 from ..parameter import Parameter, Buffer
-
-
-def typename(obj):
-    """``torch.typename``: ``torch.FloatTensor`` for a tensor, else the qualified type name."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        name = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        name = obj.__name__
-    else:
-        module = type(obj).__module__ or ""
-        name = type(obj).__qualname__
-    if module in ("", "builtins"):
-        return name
-    return f"{module}.{name}"
 
 
 def _addindent(text, spaces):
@@ -79,7 +63,7 @@ def _as_tensor(value):
     if isinstance(value, Tensor):
         return value
     arr = value.detach().numpy() if hasattr(value, "detach") else np.asarray(value)
-    return _tensor_from(np.ascontiguousarray(arr))
+    return _tensor_from(np.require(arr, requirements="C"))
 
 
 class Module:

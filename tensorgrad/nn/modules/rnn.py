@@ -15,7 +15,7 @@ from ..._ops import rnn as _rnn
 from ..._tensor import Tensor, apply
 from .. import functional as F
 from .. import init
-from ._factory import new_param
+from ._factory import new_param, optional_param
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -278,12 +278,8 @@ class RNNCellBase(Module):
         self.bias = bias
         self.weight_ih = new_param(num_chunks * hidden_size, input_size, device=device, dtype=dtype)
         self.weight_hh = new_param(num_chunks * hidden_size, hidden_size, device=device, dtype=dtype)
-        if bias:
-            self.bias_ih = new_param(num_chunks * hidden_size, device=device, dtype=dtype)
-            self.bias_hh = new_param(num_chunks * hidden_size, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
+        optional_param(self, "bias_ih", bias, num_chunks * hidden_size, device=device, dtype=dtype)
+        optional_param(self, "bias_hh", bias, num_chunks * hidden_size, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -306,6 +302,19 @@ class RNNCellBase(Module):
             raise RuntimeError(f"input has inconsistent input_size: got {input.size(-1)} expected {self.input_size}")
         return input.dim() == 2
 
+    def _single_state(self, input, hx, name):
+        """Check and batch ``input`` and its one state ``hx`` (zeros when None)."""
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        batched = self._batched(input, name)
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, batched
+
     def _gates(self, input, hx):
         return F.linear(input, self.weight_ih, self.bias_ih), F.linear(hx, self.weight_hh, self.bias_hh)
 
@@ -318,15 +327,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        batched = self._batched(input, "RNNCell")
-        if not batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not batched:
-            hx = hx.unsqueeze(0)
+        input, hx, batched = self._single_state(input, hx, "RNNCell")
         gx, gh = self._gates(input, hx)
         if self.nonlinearity == "tanh":
             out = (gx + gh).tanh()
@@ -370,15 +371,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input, hx=None):
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        batched = self._batched(input, "GRUCell")
-        if not batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not batched:
-            hx = hx.unsqueeze(0)
+        input, hx, batched = self._single_state(input, hx, "GRUCell")
         gx, gh = self._gates(input, hx)
         x_r, x_z, x_n = gx.chunk(3, 1)
         h_r, h_z, h_n = gh.chunk(3, 1)

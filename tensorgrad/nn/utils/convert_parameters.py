@@ -2,13 +2,7 @@
 
 from ..._api.shape import cat
 from ..._tensor import Tensor
-
-
-def _typename(obj):
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = type(obj).__module__
-    return type(obj).__qualname__ if module == "builtins" else f"{module}.{type(obj).__qualname__}"
+from ..._typename import typename
 
 
 def parameters_to_vector(parameters):
@@ -19,7 +13,7 @@ def parameters_to_vector(parameters):
 def vector_to_parameters(vec, parameters):
     """Write consecutive slices of the 1-D ``vec`` into ``parameters`` (their ``.data``)."""
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
     start = 0
     for param in parameters:
         n = param.numel()
