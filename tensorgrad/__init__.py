@@ -21,10 +21,14 @@ from ._dtype import (
     complex128 as complex128,
     get_default_dtype as get_default_dtype,
     set_default_dtype as set_default_dtype,
-    promote_types as promote_types,
+    public_promote_types as promote_types,
     can_cast as can_cast,
 )
 from ._device import device as device
+from ._memory_format import (
+    memory_format as memory_format, preserve_format as preserve_format, contiguous_format as contiguous_format,
+    channels_last as channels_last, channels_last_3d as channels_last_3d,
+)
 from ._tensor import Tensor as Tensor, Size as Size
 from ._autograd.grad_mode import (
     no_grad as no_grad,
@@ -53,8 +57,10 @@ from ._api.math import *  # noqa: F401,F403  (the torch-level math functions, li
 from ._api.math import result_type as result_type
 from ._api.extra_math import *  # noqa: F401,F403  (special functions, fmod/fmax/lerp/..., listed in __all__)
 from ._api.reductions import *  # noqa: F401,F403  (nanmean, cumprod, median, sort, topk, quantile, ...)
-from ._api.indexing import *  # noqa: F401,F403  (gather/scatter, index_*, roll, tril, meshgrid, unique, ...)
-from ._api.linalg import *  # noqa: F401,F403  (einsum, tensordot, kron, baddbmm, det, matrix_power, ...)
+from ._api.indexing import *  # noqa: F401,F403  (gather/scatter, index_*, masked_select, take, ...)
+from ._api.rearrange import *  # noqa: F401,F403  (repeat_interleave, roll, tril, meshgrid, unique, ...)
+from ._api.products import *  # noqa: F401,F403  (einsum, tensordot, kron, baddbmm, trace, cross, ...)
+from ._api.linalg import *  # noqa: F401,F403  (det, logdet, inverse, matrix_power, ...)
 from . import linalg as linalg
 from ._api.shape import (
     view as view, reshape as reshape, flatten as flatten, unflatten as unflatten, squeeze as squeeze,

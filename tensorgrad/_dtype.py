@@ -197,4 +197,18 @@ def result_type3(dim_dtypes, zero_dtypes, scalars):
 
 def can_cast(from_, to):
     """PyTorch's ``can_cast``: casting to a lower kind is not allowed."""
+    _check_dtype_args("can_cast", (("from_", from_), ("to", to)))
     return from_.kind <= to.kind
+
+
+def _check_dtype_args(name, args):
+    for position, (arg, value) in enumerate(args, 1):
+        if not isinstance(value, dtype):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be torch.dtype, not "
+                            f"{type(value).__name__}")
+
+
+def public_promote_types(type1, type2):
+    """``torch.promote_types``: the smallest dtype both ``type1`` and ``type2`` cast to."""
+    _check_dtype_args("promote_types", (("type1", type1), ("type2", type2)))
+    return promote_types(type1, type2)

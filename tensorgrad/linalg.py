@@ -26,10 +26,9 @@ from ._api.linalg import (  # noqa: F401  (the public names of torch.linalg)
     matrix_norm as matrix_norm,
     matrix_power as matrix_power,
     matrix_exp as matrix_exp,
-    multi_dot as multi_dot,
     vecdot as vecdot,
-    linalg_cross as cross,
 )
+from ._api.products import multi_dot as multi_dot, linalg_cross as cross  # noqa: F401
 from ._api.math import matmul as matmul  # noqa: F401
 from ._api.shape import diagonal as _diagonal
 

@@ -16,7 +16,17 @@ import pytest
 
 import tensorgrad as tg
 
-torch = pytest.importorskip("torch")
+try:
+    import torch
+except ImportError:  # the oracle is optional: only the tests that do not need it run
+    torch = None
+
+
+@pytest.fixture(autouse=True)
+def _oracle(request):
+    """Differential tests need PyTorch; tests named ``..._without_torch`` run without it."""
+    if torch is None and not request.node.name.split("[")[0].endswith("_without_torch"):
+        pytest.skip("PyTorch (the oracle) is not installed")
 
 RNG = np.random.default_rng(0)
 
@@ -114,7 +124,6 @@ nn.Dropout(0.2, True)
 nn.Dropout1d()
 nn.Dropout2d(0.1)
 nn.Dropout3d()
-nn.AlphaDropout(0.2)
 nn.Embedding(10, 3)
 nn.Embedding(10, 3, padding_idx=-1, max_norm=1.0, norm_type=3.0, scale_grad_by_freq=True, sparse=True)
 nn.L1Loss()
@@ -267,7 +276,7 @@ def test_module_behaviour_matches_torch(case):
     _same(_Net.SRC + case)
 
 
-def test_module_copy_deepcopy_and_shared_parameters():
+def test_module_copy_deepcopy_and_shared_parameters_without_torch():
     ns = {"T": tg, "nn": tg.nn}
     exec(_Net.SRC, ns)
     net = ns["net"]
@@ -279,7 +288,7 @@ def test_module_copy_deepcopy_and_shared_parameters():
     np.testing.assert_array_equal(clone.fc.weight.detach().numpy(), net.fc.weight.detach().numpy())
 
 
-def test_zero_grad_and_hooks():
+def test_zero_grad_and_hooks_without_torch():
     lin = tg.nn.Linear(2, 2)
     lin(tg.ones(3, 2)).sum().backward()
     assert lin.weight.grad is not None
@@ -316,7 +325,7 @@ def test_zero_grad_and_hooks():
     assert seen == [("always", None)]
 
 
-def test_parameter_semantics():
+def test_parameter_semantics_without_torch():
     data = tg.tensor([1.0, 2.0])
     p = tg.nn.Parameter(data)
     assert isinstance(p, tg.Tensor) and p.is_leaf and p.requires_grad and p.grad_fn is None
@@ -388,7 +397,10 @@ def _compare_layer(make, inputs, train=True, atol=1e-5, rtol=1e-4):
             np.testing.assert_allclose(gp.grad.numpy(), tp.grad.numpy(), rtol=rtol, atol=atol, err_msg=name)
         for t_x, g_x in zip(t_in, g_in):
             if isinstance(t_x, torch.Tensor) and t_x.requires_grad:
-                np.testing.assert_allclose(g_x.grad.numpy(), t_x.grad.numpy(), rtol=rtol, atol=atol)
+                if t_x.grad is None:
+                    assert g_x.grad is None
+                else:
+                    np.testing.assert_allclose(g_x.grad.numpy(), t_x.grad.numpy(), rtol=rtol, atol=atol)
     for (name, tb), (_, gb) in zip(tmod.named_buffers(), gmod.named_buffers()):
         np.testing.assert_allclose(gb.numpy(), tb.numpy(), rtol=rtol, atol=atol, err_msg=name)
 
@@ -456,7 +468,47 @@ LOSSES = {
     "HuberLoss": (lambda T: T.nn.HuberLoss(delta=0.5), [_x(3, 4), _x(3, 4)]),
     "SmoothL1Loss": (lambda T: T.nn.SmoothL1Loss(beta=0.5), [_x(3, 4), _x(3, 4)]),
     "KLDivLoss": (lambda T: T.nn.KLDivLoss(reduction="batchmean"), [_x(3, 4), RNG.random((3, 4)).astype(np.float32)]),
+    "MarginRankingLoss": (lambda T: T.nn.MarginRankingLoss(margin=0.3), [_x(5), _x(5), np.sign(_x(5))]),
+    "CosineEmbeddingLoss": (lambda T: T.nn.CosineEmbeddingLoss(margin=0.1, reduction="sum"),
+                            [_x(4, 3), _x(4, 3), np.sign(_x(4))]),
+    "TripletMarginLoss": (lambda T: T.nn.TripletMarginLoss(margin=0.5, swap=True), [_x(4, 3), _x(4, 3), _x(4, 3)]),
+    "CosineSimilarity": (lambda T: T.nn.CosineSimilarity(dim=0), [_x(4, 3), _x(4, 3)]),
+    "PairwiseDistance": (lambda T: T.nn.PairwiseDistance(p=1.5, keepdim=True), [_x(4, 3), _x(4, 3)]),
 }
+
+
+def _every_activation(T):
+    """One module applying each activation module to the same input and stacking the results."""
+    nn = T.nn
+
+    class Activations(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.acts = nn.ModuleList([
+                nn.ReLU(), nn.ReLU6(), nn.SELU(), nn.CELU(0.7), nn.SiLU(), nn.Mish(), nn.Hardsigmoid(),
+                nn.Hardswish(), nn.Sigmoid(), nn.Softsign(), nn.LogSigmoid(), nn.Tanhshrink(), nn.Hardshrink(0.3),
+                nn.Softshrink(0.3), nn.Hardtanh(-0.5, 0.7), nn.Threshold(0.2, -1.0), nn.Softmax2d(),
+                nn.Softmin(dim=1), nn.Softmax(dim=-1), nn.PReLU(4)])
+            self.glu = nn.GLU(dim=1)
+
+        def forward(self, x):
+            return T.cat([T.stack([act(x) for act in self.acts]).flatten(), self.glu(x).flatten()])
+
+    return Activations()
+
+
+def test_every_activation_module_matches_torch():
+    _compare_layer(_every_activation, [_x(2, 4, 3, 3)])
+
+
+def test_legacy_size_average_warns_like_torch():
+    messages = []
+    for T in (tg, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = T.nn.MSELoss(size_average=False)
+        messages.append((loss.reduction, [str(w.message) for w in caught]))
+    assert messages[0] == messages[1] and messages[0][1]
 
 
 @pytest.mark.parametrize("key", list(LOSSES))
@@ -488,7 +540,6 @@ def test_layer_errors_match_torch():
         "nn.Dropout(1.5)",
         "nn.Embedding(3, 2, padding_idx=3)",
         "nn.Hardtanh(1, 0)",
-        "nn.MultiMarginLoss(p=3)",
         "nn.TripletMarginLoss(margin=0)",
         "nn.Softmax2d()(T.zeros(2))",
         "nn.Unflatten(1, 3)",
@@ -499,7 +550,7 @@ def test_layer_errors_match_torch():
         _same(case)
 
 
-def test_init_functions():
+def test_init_functions_without_torch():
     t = tg.empty(60, 40)
     tg.nn.init.kaiming_uniform_(t, a=5 ** 0.5)
     bound = 1 / 40 ** 0.5
@@ -516,8 +567,10 @@ def test_init_functions():
     w = tg.nn.Parameter(tg.zeros(3, 2, 3))
     tg.nn.init.dirac_(w)
     assert w.requires_grad and w.sum().item() == 2
-    for name, param in [("tanh", None), ("relu", None), ("leaky_relu", 0.2), ("selu", None), ("conv2d", None)]:
-        assert tg.nn.init.calculate_gain(name, param) == torch.nn.init.calculate_gain(name, param)
+    gains = {("tanh", None): 5 / 3, ("relu", None): 2 ** 0.5, ("leaky_relu", 0.2): (2 / 1.04) ** 0.5,
+             ("selu", None): 0.75, ("conv2d", None): 1}
+    for (name, param), gain in gains.items():
+        assert tg.nn.init.calculate_gain(name, param) == pytest.approx(gain, rel=1e-15)
     with pytest.raises(ValueError, match="Unsupported nonlinearity foo"):
         tg.nn.init.calculate_gain("foo")
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
@@ -692,7 +745,7 @@ def test_transformer_training_matches_torch(name, kwargs):
 
 # ------------------------------------------------------------------------------ state dicts on disk
 
-def test_state_dict_round_trips_through_save_and_load_bit_exactly(tmp_path):
+def test_state_dict_round_trips_through_save_and_load_bit_exactly_without_torch(tmp_path):
     model = _conv_net(tg)
     model(tg.tensor(TRAIN_X))
     opt = tg.optim.Adam(model.parameters())
@@ -751,7 +804,7 @@ def test_mismatched_state_dict_raises_torch_error_and_changes_nothing():
         assert value.tolist() == before[key].tolist(), f"{key} was changed by a failed load"
 
 
-def test_state_dict_save_load_through_buffer_round_trips_module_repr():
+def test_state_dict_save_load_through_buffer_round_trips_module_repr_without_torch():
     model = _SeqModel.build(tg)
     buf = io.BytesIO()
     tg.save(model.state_dict(), buf)
@@ -760,3 +813,35 @@ def test_state_dict_save_load_through_buffer_round_trips_module_repr():
     other.load_state_dict(tg.load(buf))
     for (k, a), (_, b) in zip(model.state_dict().items(), other.state_dict().items()):
         assert a.tolist() == b.tolist(), k
+
+
+@pytest.mark.parametrize("mode, reverse", [("LSTM", False), ("LSTM-proj", True), ("GRU", True), ("RNN_TANH", False),
+                                           ("RNN_RELU", True)])
+def test_recurrent_layer_op_gradients_match_finite_differences_without_torch(mode, reverse):
+    """The ``rnn_layer`` op behind RNN/LSTM/GRU (a ``lax.scan``) against float64 central differences,
+    for every input: sequence, initial states, weights and biases."""
+    from tensorgrad._ops import rnn as rnn_ops
+    from tensorgrad._tensor import apply
+
+    gen = tg.Generator().manual_seed(0)
+
+    def rand(*shape):
+        return tg.randn(*shape, dtype=tg.float64, generator=gen, requires_grad=True)
+
+    proj = mode == "LSTM-proj"
+    kind = "LSTM" if proj else mode
+    gates = {"LSTM": 4, "GRU": 3}.get(kind, 1)
+    steps, batch, inputs, hidden, projected = 3, 2, 2, 3, 2
+    out = projected if proj else hidden
+    args = [rand(steps, batch, inputs), rand(batch, out), rand(batch, hidden) if kind == "LSTM" else None,
+            rand(gates * hidden, inputs), rand(gates * hidden, out), rand(gates * hidden), rand(gates * hidden),
+            rand(projected, hidden) if proj else None]
+    live = [i for i, a in enumerate(args) if a is not None]
+
+    def layer(*values):
+        full = list(args)
+        for i, v in zip(live, values):
+            full[i] = v
+        return apply(rnn_ops.rnn_layer, tuple(full), (kind, reverse))
+
+    assert tg.autograd.gradcheck(layer, tuple(args[i] for i in live))

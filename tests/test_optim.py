@@ -12,7 +12,17 @@ import pytest
 
 import tensorgrad as tg
 
-torch = pytest.importorskip("torch")
+try:
+    import torch
+except ImportError:  # the oracle is optional: only the tests that do not need it run
+    torch = None
+
+
+@pytest.fixture(autouse=True)
+def _oracle(request):
+    """Differential tests need PyTorch; tests named ``..._without_torch`` run without it."""
+    if torch is None and not request.node.name.split("[")[0].endswith("_without_torch"):
+        pytest.skip("PyTorch (the oracle) is not installed")
 
 RNG = np.random.default_rng(0)
 SHAPES = [(3, 4), (4,)]
@@ -106,7 +116,7 @@ def test_steps_match_torch(name, kwargs):
 
 @pytest.mark.parametrize("name, kwargs", [CONFIGS[1], CONFIGS[4], CONFIGS[9], CONFIGS[16]],
                          ids=[IDS[1], IDS[4], IDS[9], IDS[16]])
-def test_state_dict_resume_continues_identically(name, kwargs):
+def test_state_dict_resume_continues_identically_without_torch(name, kwargs):
     """Stopping after 2 steps, loading the state dict into a fresh optimizer and continuing
     gives the same parameters as running straight through."""
     params, opt, straight = _run(tg, name, kwargs, 4)
@@ -165,7 +175,7 @@ def test_zero_grad_and_closure():
         assert p.detach().numpy().tolist() == pytest.approx([0.8, -1.6])
 
 
-def test_step_hooks_run_in_order():
+def test_step_hooks_run_in_order_without_torch():
     calls = []
     p = tg.tensor([1.0], requires_grad=True)
     opt = tg.optim.Adam([p])
@@ -229,7 +239,7 @@ def test_duplicate_parameter_warns_like_torch():
     assert messages[0] == messages[1] and messages[0]
 
 
-def test_integer_parameter_is_rejected_clearly():
+def test_integer_parameter_is_rejected_clearly_without_torch():
     p = tg.tensor([1, 2])
     with pytest.raises(TypeError, match="floating point or complex Tensors, but one of the params has dtype torch.int64"):
         tg.optim.Adam([p])
@@ -303,7 +313,7 @@ def test_reduce_lr_on_plateau_matches_torch():
     assert ours == theirs
 
 
-def test_scheduler_state_dict_round_trip():
+def test_scheduler_state_dict_round_trip_without_torch():
     _, _, opt = _lr_sequence(tg, SCHEDULERS["StepLR"], steps=0)
     sched = tg.optim.lr_scheduler.StepLR(opt, step_size=2)
     for _ in range(3):

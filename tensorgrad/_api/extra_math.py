@@ -7,7 +7,6 @@ tensor).
 """
 
 from .. import _dtype
-from .._ops import elementwise as E
 from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .inplace import inplace_of

@@ -14,7 +14,9 @@ from . import shape as S
 from . import strides as _strides
 from . import extra_math as _extra_math
 from . import indexing as _indexing
+from . import rearrange as _rearrange
 from . import linalg as _linalg
+from . import products as _products
 from . import reductions as _reductions
 
 
@@ -142,7 +144,7 @@ for _name, _fn in METHODS.items():
 for _name, _fn in I.INPLACE.items():
     setattr(Tensor, _name + "_", _fn)
 # the op-breadth modules keep their own tables (methods, and in-place twins by attribute name)
-for _module in (_extra_math, _reductions, _indexing, _linalg):
+for _module in (_extra_math, _reductions, _indexing, _rearrange, _products, _linalg):
     for _name, _fn in _module.METHODS.items():
         setattr(Tensor, _name, _dim_method(_fn))
     for _name, _fn in _module.INPLACE.items():

@@ -142,9 +142,9 @@ def hardsigmoid(x):
 
 @op("hardswish")
 def hardswish(x):
-    # PyTorch's gradient: 0 below -3, x/3 + 1/2 on [-3, 3] (both ends included), 1 above 3
+    # PyTorch's gradient: 0 up to -3 (included), x/3 + 1/2 inside, 1 from 3 (included)
     middle = x * (x + 3.0) / 6.0
-    return jnp.where(x < -3.0, jnp.zeros_like(x), jnp.where(x <= 3.0, middle, x))
+    return jnp.where(x <= -3.0, jnp.zeros_like(x), jnp.where(x < 3.0, middle, x))
 
 
 @op("glu")

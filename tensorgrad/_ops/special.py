@@ -188,9 +188,23 @@ def fmin(a, b, *, dtype):
     return jnp.where((a <= b) | jnp.isnan(b), a, b)
 
 
+@jax.custom_jvp
+def _hypot(a, b):
+    return jnp.hypot(a, b)
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # PyTorch: a / out and b / out, which is NaN at (0, 0) (JAX's rule gives a finite value)
+    a, b = primals
+    da, db = tangents
+    out = jnp.hypot(a, b)
+    return out, a / out * da + b / out * db
+
+
 @op("hypot")
 def hypot(a, b, *, dtype):
-    return jnp.hypot(_c(a, dtype), _c(b, dtype))
+    return _hypot(_c(a, dtype), _c(b, dtype))
 
 
 def _lerp(a, b, w):

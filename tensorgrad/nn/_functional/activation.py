@@ -164,9 +164,11 @@ def hardshrink(input, lambd=0.5):
 
 
 def softshrink(input, lambd=0.5):
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     require_float(input, "softshrink_cpu")
+    if lambd < 0:
+        top = float(jnp.finfo(input._data.dtype).max)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {input.dtype.c_name}, but found "
+                           f"{lambd:g}")
     return apply(N.softshrink, (input,), (float(lambd),))
 
 

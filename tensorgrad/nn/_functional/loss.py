@@ -167,34 +167,35 @@ def _nll_nd(input, target, weight, reduction, ignore_index):
     if input.ndim != 1 and target.ndim != 0 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
-    _check_target_dtype(target)
-    if input.dtype.kind != _dtype.FLOAT:
-        raise not_implemented("nll_loss_out_frame", input.dtype)
     classes = input.shape[0] if input.ndim == 1 else input.shape[1]
-    _check_weight(weight, classes)
-    if target.dtype is not _dtype.int64:
-        target = S.to(target, _dtype.int64)
-    cfg = (reduction, int(ignore_index))
-    w = or_absent(weight, input.dtype)
-    if input.ndim <= 2:
-        if target.ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if input.ndim == 1 and target.numel() == 1 and target.ndim == 1:
-            target = S.reshape(target, ())
-        _check_targets(target, classes, ignore_index)
-        return apply(NL.nll_loss, (input, target, w), cfg)
+    # PyTorch checks shapes, then the weight, then the dtypes
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.ndim == 4:
         if target.ndim != 3:
             raise RuntimeError(
                 f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.ndim}")
         if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
-        _check_targets(target, classes, ignore_index)
+    if input.ndim > 2 and input.ndim != 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
+                           f"{list(target.shape)}")
+    _check_weight(weight, classes)
+    _check_target_dtype(target)
+    if input.dtype.kind != _dtype.FLOAT:
+        raise not_implemented("nll_loss_out_frame", input.dtype)
+    if target.dtype is not _dtype.int64:
+        target = S.to(target, _dtype.int64)
+    _check_targets(target, classes, ignore_index)
+    cfg = (reduction, int(ignore_index))
+    w = or_absent(weight, input.dtype)
+    if input.ndim <= 2:
+        if input.ndim == 1 and target.numel() == 1 and target.ndim == 1:
+            target = S.reshape(target, ())
+        return apply(NL.nll_loss, (input, target, w), cfg)
+    if input.ndim == 4:
         return apply(NL.nll_loss2d, (input, target, w), cfg)
     n = input.shape[0]
-    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {[n] + list(input.shape[2:])}, got {list(target.shape)}")
-    _check_targets(target, classes, ignore_index)
     x = S.view(input, (n, classes, 1, -1))
     t = S.view(target, (n, 1, -1))
     out = apply(NL.nll_loss2d, (x, t, w), cfg)
@@ -236,7 +237,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing, axis)
     if input.ndim == 0:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    _check_target_dtype(target)
     logp = log_softmax(input, axis)
     if label_smoothing <= 0.0:
         return _nll_nd(logp, target, weight, reduction, ignore_index)
@@ -332,7 +332,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         weight = S.expand(weight, _broadcast_shape(shape, weight.shape)) if tuple(weight.shape) != shape else weight
     if pos_weight is not None:
-        _broadcast_shape(shape, pos_weight.shape)
+        _broadcast_shape(pos_weight.shape, shape)
     d = input.dtype
     return apply(NL.binary_cross_entropy_with_logits, (input, target, or_absent(weight, d), or_absent(pos_weight, d)),
                  (reduction,))

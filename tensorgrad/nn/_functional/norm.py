@@ -20,10 +20,16 @@ def _verify_batch_size(size, shown):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
 
 
-def _check_same_dtype(input, *tensors):
-    for t in tensors:
-        if t is not None and t.dtype is not input.dtype:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+def _check_same_dtype(input, *parameters):
+    """PyTorch's CPU check: parameters of another dtype than the input must all be float32 (and
+    then only a half-precision input may mix with them)."""
+    given = [t for t in parameters if t is not None]
+    if all(t.dtype is input.dtype for t in given):
+        return
+    if any(t.dtype is not _dtype.float32 for t in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (_dtype.bfloat16, _dtype.float16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _check_count(t, name, channels):

@@ -31,19 +31,13 @@ from .normalization import (
     InstanceNorm1d as InstanceNorm1d, InstanceNorm2d as InstanceNorm2d, InstanceNorm3d as InstanceNorm3d,
     LayerNorm as LayerNorm, GroupNorm as GroupNorm, RMSNorm as RMSNorm,
 )
-from .dropout import (
-    Dropout as Dropout, Dropout1d as Dropout1d, Dropout2d as Dropout2d, Dropout3d as Dropout3d,
-    AlphaDropout as AlphaDropout,
-)
+from .dropout import Dropout as Dropout, Dropout1d as Dropout1d, Dropout2d as Dropout2d, Dropout3d as Dropout3d
 from .sparse import Embedding as Embedding
 from .loss import (
     L1Loss as L1Loss, MSELoss as MSELoss, CrossEntropyLoss as CrossEntropyLoss, NLLLoss as NLLLoss,
     BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, HuberLoss as HuberLoss,
-    SmoothL1Loss as SmoothL1Loss, KLDivLoss as KLDivLoss, PoissonNLLLoss as PoissonNLLLoss,
-    GaussianNLLLoss as GaussianNLLLoss, SoftMarginLoss as SoftMarginLoss, MarginRankingLoss as MarginRankingLoss,
-    HingeEmbeddingLoss as HingeEmbeddingLoss, CosineEmbeddingLoss as CosineEmbeddingLoss,
-    MultiLabelMarginLoss as MultiLabelMarginLoss, MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss,
-    MultiMarginLoss as MultiMarginLoss, TripletMarginLoss as TripletMarginLoss, CTCLoss as CTCLoss,
+    SmoothL1Loss as SmoothL1Loss, KLDivLoss as KLDivLoss, MarginRankingLoss as MarginRankingLoss,
+    CosineEmbeddingLoss as CosineEmbeddingLoss, TripletMarginLoss as TripletMarginLoss,
     CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance,
 )
 from .rnn import (

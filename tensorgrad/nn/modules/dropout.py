@@ -39,9 +39,3 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _function = "dropout3d"
-
-
-class AlphaDropout(_DropoutNd):
-    """Dropout that keeps SELU's zero mean and unit variance."""
-
-    _function = "alpha_dropout"

@@ -129,33 +129,6 @@ class KLDivLoss(_Loss):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-class PoissonNLLLoss(_Loss):
-    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.log_input = log_input
-        self.full = full
-        self.eps = eps
-
-    def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
-                                  reduction=self.reduction)
-
-
-class GaussianNLLLoss(_Loss):
-    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(None, None, reduction)
-        self.full = full
-        self.eps = eps
-
-    def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
-
-
-class SoftMarginLoss(_Loss):
-    def forward(self, input, target):
-        return F.soft_margin_loss(input, target, reduction=self.reduction)
-
-
 class MarginRankingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -165,15 +138,6 @@ class MarginRankingLoss(_Loss):
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
-class HingeEmbeddingLoss(_Loss):
-    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
-
-
 class CosineEmbeddingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -181,31 +145,6 @@ class CosineEmbeddingLoss(_Loss):
 
     def forward(self, input1, input2, target):
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
-
-
-class MultiLabelMarginLoss(_Loss):
-    def forward(self, input, target):
-        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
-
-
-class MultiLabelSoftMarginLoss(_WeightedLoss):
-    def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
-
-
-class MultiMarginLoss(_WeightedLoss):
-    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(weight, size_average, reduce, reduction)
-        if p not in (1, 2):
-            raise ValueError("only p == 1 and p == 2 supported")
-        if weight is not None and weight.dim() != 1:
-            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
-        self.p = p
-        self.margin = margin
-
-    def forward(self, input, target):
-        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
-                                   reduction=self.reduction)
 
 
 class TripletMarginLoss(_Loss):
@@ -221,17 +160,6 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
-
-
-class CTCLoss(_Loss):
-    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
-        super().__init__(reduction=reduction)
-        self.blank = blank
-        self.zero_infinity = zero_infinity
-
-    def forward(self, log_probs, targets, input_lengths, target_lengths):
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
-                          self.zero_infinity)
 
 
 class CosineSimilarity(Module):
