@@ -565,3 +565,149 @@ def test_anomaly_reports_custom_function_and_failing_backward():
                 y.sum().backward()
     assert str(caught[1].message).startswith("Error detected in BadBackward. Traceback of forward call")
     assert "y = Bad.apply(x)" in str(caught[1].message)
+
+
+# --------------------------------------------------------------------------------------------
+# autograd.functional: against PyTorch (values, layouts, errors) and against JAX
+
+def scenario_functional(m, log):
+    AF = m.autograd.functional
+    x = m.tensor([1., 2.])
+    f = lambda t: t ** 2 * 3  # noqa: E731
+    cases = [
+        lambda: AF.jacobian(f, x),
+        lambda: AF.jacobian(f, x, vectorize=True),
+        lambda: AF.jacobian(f, x, vectorize=True, strategy="forward-mode"),
+        lambda: AF.jacobian(lambda t: m.ones(2), x),
+        lambda: AF.jacobian(lambda a, b: (a * b, a + b), (x, x)),
+        lambda: AF.jacobian(lambda t: t.sum(), m.tensor(2.)),
+        lambda: AF.jacobian(f, x, create_graph=True).requires_grad,
+        lambda: AF.hessian(lambda t: (t ** 3).sum(), x),
+        lambda: AF.hessian(lambda a, b: (a * b * b).sum(), (x, x)),
+        lambda: AF.vjp(f, x, m.ones(2)),
+        lambda: AF.vjp(lambda t: t.sum(), x),
+        lambda: AF.vjp(f, (x,), (m.ones(2),)),
+        lambda: AF.jvp(f, x, m.ones(2)),
+        lambda: AF.jvp(f, m.tensor([3.])),
+        lambda: AF.hvp(lambda t: (t ** 3).sum(), x, m.ones(2)),
+        lambda: AF.vhp(lambda t: (t ** 3).sum(), x, m.tensor([1., -1.])),
+        lambda: AF.vjp(f, x.clone().requires_grad_(), m.ones(2)),
+        # errors
+        lambda: AF.jacobian(lambda t: m.ones(2), x, strict=True),
+        lambda: AF.jacobian(lambda t, s: t * 2, (x, x), strict=True),
+        lambda: AF.jacobian(f, [x]),
+        lambda: AF.jacobian(lambda t: [t], x),
+        lambda: AF.jacobian(f, x, strategy="forward-mode"),
+        lambda: AF.jacobian(f, x, strategy="bla"),
+        lambda: AF.hessian(lambda a: a * a, x),
+        lambda: AF.hessian(lambda a: a.sum(), x, strict=True),
+        lambda: AF.vjp(f, x),
+        lambda: AF.vjp(f, x, m.ones(3)),
+        lambda: AF.vjp(lambda t: t.detach(), x, m.ones(2), strict=True),
+        lambda: AF.jvp(f, x),
+        lambda: AF.jvp(f, x, m.ones(3)),
+        lambda: AF.hvp(lambda t: t ** 3, x, m.ones(2)),
+        lambda: AF.hvp(lambda t: (t * t).sum(), x, m.ones(2), strict=True),
+        lambda: AF.hvp(lambda t: t.sum(), x, m.ones(2), strict=True),
+    ]
+    for case in cases:
+        try:
+            log(("ok", case()))
+        except Exception as e:  # noqa: BLE001 - logged
+            log((type(e).__name__, str(e)))
+
+
+def test_functional_matches_torch(torch_):
+    same_log(torch_, scenario_functional)
+
+
+def test_functional_matches_jax():
+    AF = tg.autograd.functional
+    fn = lambda a, b: (a.sin() * b).sum() * a  # noqa: E731
+    fn_jax = lambda a, b: jnp.sum(jnp.sin(a) * b) * a  # noqa: E731
+    a0 = np.array([0.3, -0.8, 1.1])
+    b0 = np.array([1.0, 2.0, -0.5])
+    ja, jb = AF.jacobian(fn, (tg.tensor(a0), tg.tensor(b0)))
+    ea, eb = jax.jacrev(fn_jax, argnums=(0, 1))(a0, b0)
+    np.testing.assert_allclose(_np(ja), ea, rtol=1e-12)
+    np.testing.assert_allclose(_np(jb), eb, rtol=1e-12)
+    scalar = lambda a: (a.sin() * a ** 2).sum()  # noqa: E731
+    scalar_jax = lambda a: jnp.sum(jnp.sin(a) * a ** 2)  # noqa: E731
+    np.testing.assert_allclose(_np(AF.hessian(scalar, tg.tensor(a0))), jax.hessian(scalar_jax)(a0), rtol=1e-12)
+    _, hv = AF.hvp(scalar, tg.tensor(a0), tg.tensor(b0))
+    np.testing.assert_allclose(_np(hv), jax.jvp(jax.grad(scalar_jax), (a0,), (b0,))[1], rtol=1e-12)
+    _, vh = AF.vhp(scalar, tg.tensor(a0), tg.tensor(b0))
+    np.testing.assert_allclose(_np(vh), jax.jvp(jax.grad(scalar_jax), (a0,), (b0,))[1], rtol=1e-12)
+    out, jv = AF.jvp(lambda a: a.sin() * a, tg.tensor(a0), tg.tensor(b0))
+    np.testing.assert_allclose(_np(jv), jax.jvp(lambda a: jnp.sin(a) * a, (a0,), (b0,))[1], rtol=1e-12)
+
+
+def test_functional_create_graph_connects_to_inputs():
+    AF = tg.autograd.functional
+    x = tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
+    _, hv = AF.hvp(lambda t: (t ** 4).sum(), x, tg.tensor([1., 0.], dtype=tg.float64), create_graph=True)
+    assert hv.requires_grad
+    hv.sum().backward()         # d/dx of 12 x0^2 v0 = 24 x0
+    np.testing.assert_allclose(_np(x.grad), [24 * 0.5, 0.], rtol=1e-12)
+    jac = AF.jacobian(lambda t: t ** 2, x)
+    assert not jac.requires_grad
+
+
+# --------------------------------------------------------------------------------------------
+# testing.assert_close, gradcheck and gradgradcheck: messages as PyTorch's
+
+def scenario_testing(m, log):
+    tc = m.testing.assert_close
+    x = m.tensor([1., 2.], dtype=m.float64, requires_grad=True)
+    cases = [
+        lambda: tc(m.tensor([1., 2., 3.]), m.tensor([1., 2.5, 3.])),
+        lambda: tc(m.tensor([[1., 2.], [3., 4.]]), m.tensor([[1., 2.], [3., 5.]])),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2., 3.])),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2.], dtype=m.float64)),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2.], dtype=m.float64), check_dtype=False),
+        lambda: tc(m.tensor([1, 2]), m.tensor([1, 3])),
+        lambda: tc(m.tensor(1.), m.tensor(2.)),
+        lambda: tc(m.tensor([1., float("nan")]), m.tensor([1., float("nan")])),
+        lambda: tc(m.tensor([1., float("nan")]), m.tensor([1., float("nan")]), equal_nan=True),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2.1]), atol=0.2, rtol=0),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2.1]), atol=0.2),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2.1]), msg="custom"),
+        lambda: tc([m.tensor([1., 2.])], [m.tensor([1., 2.1])]),
+        lambda: tc({"a": m.tensor([1., 2.])}, {"a": m.tensor([1., 2.1])}),
+        lambda: tc(1.0, 1.1),
+        lambda: tc(m.tensor([1., 2.]), m.tensor([1., 2.]).requires_grad_()),
+        lambda: m.autograd.gradcheck(lambda t: (t ** 3).sin(), (x,)),
+        lambda: m.autograd.gradcheck(lambda t: t ** 2, (x.float().detach().requires_grad_(),)),
+        lambda: m.autograd.gradcheck(lambda t: t ** 2, (x.detach(),)),
+        lambda: m.autograd.gradgradcheck(lambda t: (t ** 3).sin(), (x,)),
+    ]
+    for case in cases:
+        try:
+            log(("ok", case()))
+        except Exception as e:  # noqa: BLE001 - logged
+            log((type(e).__name__, str(e)))
+
+
+def test_testing_matches_torch(torch_):
+    same_log(torch_, scenario_testing)
+
+
+def test_gradcheck_catches_a_wrong_backward():
+    class Wrong(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t ** 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = tg.tensor([1., 2.], dtype=tg.float64, requires_grad=True)
+    with pytest.raises(tg.testing.GradcheckError) as info:
+        tg.autograd.gradcheck(Wrong.apply, (x,))
+    assert str(info.value) == (
+        "Jacobian mismatch for output 0 with respect to input 0,\n"
+        "numerical:tensor([[2.0000, 0.0000],\n        [0.0000, 4.0000]], dtype=torch.float64)\n"
+        "analytical:tensor([[1., 0.],\n        [0., 1.]], dtype=torch.float64)\n")
+    assert isinstance(info.value, RuntimeError)
+    assert tg.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False) is False

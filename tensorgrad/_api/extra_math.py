@@ -9,6 +9,7 @@ tensor).
 from .. import _dtype
 from .._ops import special as SP
 from .._tensor import Tensor, apply
+from .creation import tensor as _tensor_factory
 from .inplace import inplace_of
 from .math import as_operand, result_type, _float_of, pow as _pow
 
@@ -237,8 +238,7 @@ def _shift(op, name, kernel):
     def shift(input, other, *, out=None):
         a, b = as_operand(input), as_operand(other)
         if not isinstance(a, Tensor):
-            from .creation import tensor as _tensor
-            a = _tensor(a)
+            a = _tensor_factory(a)
         d = result_type(a, b)
         if d.kind != _dtype.INT:
             raise _not_implemented(kernel, d)

@@ -8,6 +8,7 @@ positions on the host (the output size depends on them), so they cannot run insi
 import builtins
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -23,7 +24,20 @@ __all__ = ['gather', 'scatter', 'scatter_add', 'scatter_reduce', 'index_select',
 _INDEX_DTYPES = (_dtype.int64, _dtype.int32)
 
 
+def _traced(t):
+    return isinstance(t._data, jax.core.Tracer)
+
+
 def _host(t):
+    """``t``'s values on the host for checks, or None inside a traced program (checks skipped)."""
+    return None if _traced(t) else np.asarray(t._data)
+
+
+def _host_sized(name, t):
+    """``t``'s values on the host, for an op whose output size depends on them."""
+    if _traced(t):
+        raise RuntimeError(f"{name}: the output size depends on the values of a tensor, so it cannot be computed "
+                           "inside jax.jit, tensorgrad.compile or tensorgrad.func transforms")
     return np.asarray(t._data)
 
 
@@ -36,7 +50,7 @@ def _index_dtype(name, index, message=None):
 
 def _bounds(index, size, dim, error=RuntimeError, allow_negative=False):
     arr = _host(index)
-    if not arr.size:
+    if arr is None or not arr.size:
         return
     lo = -size if allow_negative else 0
     bad = arr[(arr < lo) | (arr >= size)]
@@ -177,7 +191,7 @@ def index_select(input, dim, index, *, out=None):
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     arr = _host(index)
-    if arr.size and (arr.min() < 0 or arr.max() >= size):
+    if arr is not None and arr.size and (arr.min() < 0 or arr.max() >= size):
         bad = arr[(arr < 0) | (arr >= size)].flat[0]
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     return apply(IX.index_select, (input, _as_i64(index)._data), (d,))
@@ -218,7 +232,7 @@ def index_copy(input, dim, index, source, *, out=None):
     _source_fits("index_copy_", input, d, index, source)
     size = input.shape[d] if input.ndim else 1
     arr = _host(index)
-    if arr.size and (arr.min() < 0 or arr.max() >= size):
+    if arr is not None and arr.size and (arr.min() < 0 or arr.max() >= size):
         bad = arr[(arr < 0) | (arr >= size)].flat[0]
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}")
     return apply(IX.index_copy, (input, _as_i64(index)._data, source), (d,))
@@ -231,10 +245,10 @@ def index_fill(input, dim, index, value):
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     arr = _host(index)
-    if arr.size and (arr.min() < -size or arr.max() >= size):
+    if arr is not None and arr.size and (arr.min() < -size or arr.max() >= size):
         bad = arr[(arr < -size) | (arr >= size)].flat[0]
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
-    idx = jnp.asarray(np.where(arr < 0, arr + size, arr).astype(np.int64))
+    idx = _as_i64(index)._data
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -257,7 +271,7 @@ def masked_select(input, mask, *, out=None):
     """
     _bool_mask("masked_select", mask)
     shape = _common_shape(tuple(input.shape), tuple(mask.shape))
-    positions = np.flatnonzero(np.broadcast_to(_host(mask), shape)).astype(np.int64)
+    positions = np.flatnonzero(np.broadcast_to(_host_sized("masked_select", mask), shape)).astype(np.int64)
     return apply(IX.masked_select, (input, jnp.asarray(positions)), (shape,))
 
 
@@ -270,7 +284,7 @@ def masked_scatter(input, mask, source):
     shape = _common_shape(tuple(input.shape), tuple(mask.shape))
     if shape != tuple(input.shape):
         input = S.expand(input, shape)
-    positions = np.flatnonzero(np.broadcast_to(_host(mask), shape)).astype(np.int64)
+    positions = np.flatnonzero(np.broadcast_to(_host_sized("masked_scatter", mask), shape)).astype(np.int64)
     if positions.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return apply(IX.masked_scatter, (input, jnp.asarray(positions), source))
@@ -284,7 +298,7 @@ def take(input, index):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.c_name}")
     n = input.numel()
     arr = _host(index)
-    if arr.size and (arr.min() < -n or arr.max() >= n):
+    if arr is not None and arr.size and (arr.min() < -n or arr.max() >= n):
         bad = arr[(arr < -n) | (arr >= n)].flat[0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     return apply(IX.take, (input, index._data))

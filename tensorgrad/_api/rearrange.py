@@ -14,9 +14,9 @@ import numpy as np
 from .. import _dtype
 from .._ops import indexing as IX
 from .._ops import shape as SH
-from .._tensor import Tensor, apply, _wrap, _wrap_dim
+from .._tensor import Size, Tensor, apply, _wrap, _wrap_dim
 from .math import result_type
-from .indexing import index_select, inplace_checked, masked_select, _common_shape, _host
+from .indexing import index_select, inplace_checked, masked_select, _common_shape, _host_sized
 from . import shape as S
 
 __all__ = ['repeat_interleave', 'tile', 'fliplr', 'flipud', 'roll', 'rot90', 'dstack', 'column_stack', 'row_stack',
@@ -34,7 +34,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     repeats are read on the host (they set the output size).
     """
     if repeats is None:
-        counts = _host(input)
+        counts = _host_sized("repeat_interleave", input)
         if input.ndim != 1 or input.dtype.kind != _dtype.INT:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts.size and counts.min() < 0:
@@ -47,7 +47,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if isinstance(repeats, Tensor) and repeats.numel() != 1:
-        counts = _host(repeats)
+        counts = _host_sized("repeat_interleave", repeats)
         if repeats.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts.shape[0] != size:
@@ -267,7 +267,6 @@ def broadcast_shapes(*shapes):
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {size} at -{k}! Mismatching argument at index "
                     f"{i} had {tuple(shape)}; but expected shape should be broadcastable to {result}")
-    from .._tensor import Size
     return Size(result)
 
 
@@ -346,7 +345,7 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts, like)
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (or slices along ``dim``), sorted, computed on the host; the result
     carries no gradient."""
-    arr = _host(input)
+    arr = _host_sized("unique", input)
     if dim is None:
         values, inverse, counts = np.unique(arr.reshape(-1), return_inverse=True, return_counts=True,
                                             equal_nan=False)
@@ -358,7 +357,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive values (or slices along ``dim``), on the host."""
-    arr = _host(input)
+    arr = _host_sized("unique_consecutive", input)
     if dim is None:
         flat = arr.reshape(-1)
         if flat.size == 0:

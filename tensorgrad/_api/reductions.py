@@ -14,10 +14,11 @@ from .._ops import linalg as L
 from .._ops import scan as SC
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import tensor as _tensor_factory
-from .math import _dims, _named, _correction, _sum_dtype, as_operand, isnan, logical_not, logical_xor, nansum, sum as _sum
+from .math import (_dims, _named, _correction, _sum_dtype, as_operand, isnan, logical_not, logical_xor, nansum,
+                   result_type, sum as _sum)
 from .extra_math import lerp
 from .inplace import inplace_of
-from .indexing import gather
+from .indexing import gather, _host, _host_sized
 from . import shape as S
 
 __all__ = ['nanmean', 'std_mean', 'var_mean', 'count_nonzero', 'aminmax', 'cumprod', 'logcumsumexp', 'cummax',
@@ -206,8 +207,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
             raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
         if q.dtype is not input.dtype:
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        qv = np.asarray(q._data)
-        if qv.size and (qv.min() < 0 or qv.max() > 1):
+        qv = _host(q)
+        if qv is not None and qv.size and (qv.min() < 0 or qv.max() > 1):
             raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
         qt = q.reshape(-1)
     if input.numel() == 0 and dim is None:
@@ -269,7 +270,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             "tensor and input value tensor must match, but we got boundaries tensor "
             f"{list(seq.shape)} and input value tensor {list(values.shape)}")
     if seq.dtype is not values.dtype:
-        from .math import result_type
         common = result_type(seq, values)
         seq, values = seq.to(common), values.to(common)
     return apply(SC.searchsorted, (seq, values), (bool(right), bool(out_int32)))
@@ -297,7 +297,7 @@ def bincount(input, weights=None, minlength=0):
     """Counts (or summed ``weights``) of each non-negative integer; the length is read on the host."""
     if input.dtype.kind != _dtype.INT or input.dtype is _dtype.bool_:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{input.dtype.c_name}'")
-    values = np.asarray(input._data)
+    values = _host_sized("bincount", input)
     if input.ndim != 1 or (values.size and values.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:

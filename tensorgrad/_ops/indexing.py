@@ -192,7 +192,9 @@ def index_copy(x, index, source, *, dim):
 def index_fill(x, index, value, *, dim):
     if x.ndim == 0:
         return jnp.asarray(value, x.dtype)
-    return x.at[_along(dim, index.reshape(-1))].set(jnp.asarray(value, x.dtype))
+    index = index.reshape(-1)
+    index = jnp.where(index < 0, index + x.shape[dim], index)  # negative indices count from the end
+    return x.at[_along(dim, index)].set(jnp.asarray(value, x.dtype))
 
 
 @op("index_fill_tensor", grad_fn="IndexFillBackward1", no_slot=(1,))
@@ -287,7 +289,7 @@ def _safe_pnorm(diff, p):
     if p == 0:
         return jnp.sum((diff != 0).astype(diff.dtype), axis=-1)
     if p == float("inf"):
-        return jnp.max(ad, axis=-1, initial=0.0) if ad.shape[-1] else jnp.zeros(ad.shape[:-1], ad.dtype)
+        return jnp.max(ad, axis=-1, initial=0.0)
     if p == 1:
         return jnp.sum(ad, axis=-1)
     total = jnp.sum(ad ** p, axis=-1)

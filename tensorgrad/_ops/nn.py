@@ -41,18 +41,6 @@ def div_scalar(x, *, other):
     return x / jnp.asarray(other, x.dtype)
 
 
-@op("clamp_min", grad_fn="ClampMinBackward0", scalar_slots=False)
-def clamp_min(x, *, min):
-    # PyTorch passes the gradient where x >= min (the bound included)
-    lo = jnp.asarray(min, x.dtype)
-    return jnp.where(x >= lo, x, lax.stop_gradient(jnp.maximum(x, lo)))
-
-
-@op("xlogy", scalar_slots=False)
-def xlogy(x, y):
-    return jax.scipy.special.xlogy(x, y)
-
-
 @op("norm_dim", grad_fn="NormBackward1", saves="output")
 def norm_dim(x, *, p, dims, keepdim):
     """``at::norm(x, p, dims)``, which distances record (gradient 0 where the norm is 0)."""

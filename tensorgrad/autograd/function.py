@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._autograd.grad_mode import STATE, no_grad
+from .._dtype import FROM_NP
 from .._autograd.node import Node, SECOND_BACKWARD
 from .._tensor import Tensor, _wrap, _version_error
 
@@ -74,7 +75,6 @@ class BackwardCFunction(FunctionCtx, Node):
     """The graph node of one ``Function.apply`` call; it doubles as the ``ctx``."""
 
     _forward_cls = None
-    _nargs = 0
     _inputs = ()            # per forward argument: (shape, dtype) of a Tensor, else None
     _outputs = ()           # per forward output: (shape, dtype) of a Tensor, else None
 
@@ -162,7 +162,7 @@ def _fit_grad(name, index, g, meta):
                 f"expected shape compatible with {list(shape)}")
         g = _sum_to(g, shape)
     if g._data.dtype != dtype:
-        g = g.to(_dtype_of(dtype))
+        g = g.to(FROM_NP[np.dtype(dtype)])
     return g
 
 
@@ -183,11 +183,6 @@ def _sum_to(g, shape):
     if dims:
         g = g.sum(dims, keepdim=True)
     return g
-
-
-def _dtype_of(np_dtype):
-    from .._dtype import FROM_NP
-    return FROM_NP[np.dtype(np_dtype)]
 
 
 class FunctionMeta(type):
@@ -301,7 +296,6 @@ def _run_forward(cls, ctx, args):
 def _new_ctx(cls, args):
     ctx = cls._backward_cls()
     ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-    ctx._nargs = len(args)
     ctx._inputs = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args)
     if STATE.anomaly:
         import traceback
@@ -311,11 +305,6 @@ def _new_ctx(cls, args):
 
 def _is_float(t):
     return jnp.issubdtype(t._data.dtype, jnp.inexact)
-
-
-def _alias(t):
-    """A new Tensor object on ``t``'s storage (an input returned as an output)."""
-    return t.detach()
 
 
 def _apply_tape(cls, args, recording):
@@ -346,7 +335,7 @@ def _apply_tape(cls, args, recording):
             o._bump()
             out = o
         elif id(o) in input_ids or o._base is not None:
-            out = _alias(o)
+            out = o.detach()      # a new Tensor object on the same storage, as PyTorch returns
         else:
             out = o
         if recording and id(o) not in non_diff_ids and _is_float(o):

@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from ... import _dtype
 from ..._autograd.grad_mode import is_grad_enabled, no_grad
+from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn as N
@@ -356,7 +357,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = M.exp(target) * (target - input)
     else:
-        loss = apply(N.xlogy, (target, target)) - target * input
+        loss = X.xlogy(target, target) - target * input
     if reduction == "batchmean":
         total = M.sum(loss)
         return total / input.shape[0] if input.ndim else total
@@ -395,7 +396,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     cos = prod / M.sqrt(mag1 * mag2)
     zeros = _wrap(jnp.zeros(cos._data.shape, cos._data.dtype))
     pos = _wrap(jnp.ones(cos._data.shape, cos._data.dtype)) - cos
-    neg = _scalar_op(N.clamp_min, _scalar_op(N.sub_scalar, cos, margin), 0.0)
+    neg = X.clamp_min(_scalar_op(N.sub_scalar, cos, margin), 0.0)
     out = M.where(M.eq(target, 1), pos, zeros) + M.where(M.eq(target, -1), neg, zeros)
     return _reduce(out, reduction)
 
@@ -409,7 +410,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             f"{size_str(input1.shape)}, input2: {size_str(input2.shape)}, target: {size_str(target.shape)} ")
     _broadcast_shape(_broadcast_shape(input1.shape, input2.shape), target.shape)
     out = _scalar_op(N.add_scalar, M.neg(target) * (input1 - input2), margin)
-    return _reduce(_scalar_op(N.clamp_min, out, 0.0), reduction)
+    return _reduce(X.clamp_min(out, 0.0), reduction)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
@@ -436,7 +437,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     if swap:
         dist_neg = M.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     out = _scalar_op(N.add_scalar, dist_pos, margin) - dist_neg
-    return _reduce(_scalar_op(N.clamp_min, out, 0.0), reduction)
+    return _reduce(X.clamp_min(out, 0.0), reduction)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):

@@ -5,6 +5,7 @@ import math
 import jax.numpy as jnp
 
 from ... import _dtype
+from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn as N
@@ -185,7 +186,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(norm(input, p, dim), eps)``, recorded as PyTorch's composite."""
-    denom = apply(N.clamp_min, (M.norm(input, p, dim, keepdim=True),), (eps,))
+    denom = X.clamp_min(M.norm(input, p, dim, keepdim=True), eps)
     denom = S.expand_as(denom, input)
     if out is None:
         return input / denom
