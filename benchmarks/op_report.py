@@ -3,10 +3,11 @@
 Runs every case of ``tests/op_table.py`` through the checks in ``tests/op_checks.py`` (the same
 ones ``tests/test_ops.py`` runs) and prints counts. Checks that compare with PyTorch are
 skipped when it is not installed; finite differences and kink gradients always run.
-Run: python benchmarks/op_report.py [--failures]
+Run: python benchmarks/op_report.py [--failures] [--rows PATTERN ...]
 """
 
 import argparse
+import fnmatch
 import inspect
 import pathlib
 import sys
@@ -44,12 +45,12 @@ def first_line(error):
     return f"{type(error).__name__}: {text[0] if text else ''}"[:160]
 
 
-def run(torch, show_failures):
+def run(rows, torch, show_failures):
     passed = {check: 0 for check in LABELS}
     total = {check: 0 for check in LABELS}
     known = {check: 0 for check in LABELS}
     failures = []
-    for check, row, key, payload in C.cases(OPS):
+    for check, row, key, payload in C.cases(rows):
         if torch is None and check != "grad_fd":
             continue
         total[check] += 1
@@ -80,20 +81,22 @@ def run(torch, show_failures):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--failures", action="store_true", help="list every failing case")
+    parser.add_argument("--rows", nargs="*", default=["*"], help="only the rows whose name matches (fnmatch)")
     args = parser.parse_args()
+    rows = [row for row in OPS if any(fnmatch.fnmatchcase(row.name, p) for p in args.rows)]
     try:
         import torch
     except ImportError:
         torch = None
     start = time.perf_counter()
-    passed, total, known, kinks = run(torch, args.failures)
-    reached = C.reached_ops(OPS)
+    passed, total, known, kinks = run(rows, torch, args.failures)
+    reached = C.reached_ops(rows)
     elapsed = time.perf_counter() - start
     functions = torch_level_functions()
     in_torch = [n for n in functions if torch is not None and hasattr(torch, n)]
     print(f"ops registered: {len(REGISTRY)}")
     print(f"torch-level functions: {len(functions)}" + (f" ({len(in_torch)} also in torch)" if torch else ""))
-    print(f"table rows: {len(OPS)}, reaching {len(reached & set(REGISTRY))}/{len(REGISTRY)} registered ops")
+    print(f"table rows: {len(rows)}, reaching {len(reached & set(REGISTRY))}/{len(REGISTRY)} registered ops")
     for check, label in LABELS.items():
         if torch is None and check != "grad_fd":
             print(f"{label}: skipped (torch not installed)")

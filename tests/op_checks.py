@@ -311,7 +311,8 @@ def reached_ops(rows):
         for row in rows:
             for dtype in row.dtypes:
                 for sample in row.samples(maker(row, dtype)):
-                    call(tensorgrad, row, sample, requires_grad=row.grad and dtype == "float64")
+                    # a row that raises is reported by its checks; here it just reaches less
+                    raised(lambda: call(tensorgrad, row, sample, requires_grad=row.grad and dtype == "float64"))
             for err in row.errors:
                 raised(lambda: call(tensorgrad, row, Sample(err.args, err.kwargs), fn=err.call))
     finally:

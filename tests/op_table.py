@@ -1067,10 +1067,10 @@ def _nn_functional_rows():
         F = m.nn.functional
         out = []
         for mode in ("nearest", "nearest-exact"):
-            out += [F.interpolate(y, scale_factor=1.5, mode=mode) for y in (x[0], x[:, :, 0], x)]
-        return tuple(out) + (F.interpolate(x[0], size=3, mode="linear"),
-                             F.interpolate(x[:, :, 0], size=(3, 3), mode="bilinear"),
-                             F.interpolate(x[:, :, 0], size=(3, 3), mode="bicubic"),
+            out += [F.interpolate(y, scale_factor=1.5, mode=mode) for y in (x[0, 0], x[0], x)]
+        return tuple(out) + (F.interpolate(x[0, 0], size=3, mode="linear"),
+                             F.interpolate(x[0], size=(3, 3), mode="bilinear"),
+                             F.interpolate(x[0], size=(3, 3), mode="bicubic"),
                              F.interpolate(x, size=3, mode="trilinear", align_corners=True))
 
     def pools(m, x):
@@ -1092,13 +1092,13 @@ def _nn_functional_rows():
 
     def binary(m, p, t, x):
         F = m.nn.functional
-        return F.binary_cross_entropy(p, t), F.binary_cross_entropy_with_logits(x, t, pos_weight=t.detach() + 1)
+        pos_weight = m.full((3,), 2.0, dtype=x.dtype)
+        return F.binary_cross_entropy(p, t), F.binary_cross_entropy_with_logits(x, t, pos_weight=pos_weight)
 
-    def distances(m, a, b, t):
+    def distances(m, a, b, t, p):
         F = m.nn.functional
-        target = F.softmax(b.detach(), 1)
         return (F.pairwise_distance(a, b), F.cosine_embedding_loss(a, b, t), F.normalize(a),
-                F.cross_entropy(a, target), F.kl_div(F.log_softmax(a, 1), target, reduction="batchmean"))
+                F.cross_entropy(a, p), F.kl_div(F.log_softmax(a, 1), p, reduction="batchmean"))
 
     def attention(m, q, k, v):
         F = m.nn.functional
@@ -1106,7 +1106,7 @@ def _nn_functional_rows():
 
     def embeddings(m, w):
         F = m.nn.functional
-        return F.embedding(m.tensor([[0, 2], [3, 1]]), w, padding_idx=1)
+        return F.embedding(m.tensor([[0, 2], [3, 1]]), w)
 
     def renorm(m, w):
         return m.nn.functional.embedding(m.tensor([0, 2]), w, max_norm=1.0)
@@ -1154,7 +1154,7 @@ def _nn_functional_rows():
         Op("F.pad_circular", lambda m, x: m.nn.functional.pad(x, (1, 2), mode="circular"), one(1, 2, 3), dtypes=ALL,
            xfail={"grad_fn": "circular padding is one op here; PyTorch builds it from slice copies"}),
         Op("F.interpolate", resize, one(1, 1, 2, 2, 3), dtypes=FLOAT, tol={"float32": (1e-4, 1e-5)}),
-        Op("F.unfold_fold", patches, one(1, 2, 3, 4), dtypes=FLOAT),
+        Op("F.unfold_fold", patches, one(1, 2, 3, 4), dtypes=("bool",) + FLOAT),
         Op("F.pixel_shuffle", shuffles, one(1, 4, 2, 4), dtypes=ALL),
         Op("F.attention", attention, lambda make: [Sample((make(1, 2, 3, 4), make(1, 2, 3, 4), make(1, 2, 3, 4)))],
            dtypes=FLOAT, tol={"float32": (1e-4, 1e-5)}),
@@ -1165,8 +1165,9 @@ def _nn_functional_rows():
            dtypes=FLOAT, tol={"float32": (1e-4, 1e-5)}),
         Op("F.binary_losses", binary, lambda make: [Sample((probs(make, 2, 3), probs(make, 2, 3), make(2, 3)))],
            dtypes=FLOAT, tol={"float32": (1e-4, 1e-5)}),
-        Op("F.distances", distances, lambda make: [Sample((make(2, 3), make(2, 3), np.array([1.0, -1.0], make.dtype)),
-                                                          frozen=(2,))],
+        Op("F.distances", distances,
+           lambda make: [Sample((make(2, 3), make(2, 3), np.array([1.0, -1.0], make.dtype), probs(make, 2, 3)),
+                                frozen=(2, 3))],
            dtypes=FLOAT, tol={"float32": (1e-4, 1e-5)}),
     ]
 

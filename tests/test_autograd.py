@@ -8,6 +8,7 @@ compare the repr of the last expression (or the exception type and message, and 
 import ast
 import functools
 import re
+import sys
 import threading
 import warnings
 
@@ -49,6 +50,17 @@ def run(module, src):
 @pytest.fixture
 def torch_():
     return pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def _grad_mode_is_restored():
+    """Every test leaves grad mode on and inference mode off (in tensorgrad and PyTorch)."""
+    yield
+    modules = [tg] + ([sys.modules["torch"]] if "torch" in sys.modules else [])
+    leaked = [m.__name__ for m in modules if not m.is_grad_enabled() or m.is_inference_mode_enabled()]
+    for m in modules:
+        m.set_grad_enabled(True)
+    assert not leaked, f"grad mode left changed in {leaked}"
 
 
 def same(torch_, src):
@@ -759,7 +771,9 @@ g
 ---
 torch.no_grad.__name__, torch.enable_grad.__name__, torch.set_grad_enabled.__name__, torch.inference_mode.__name__
 ---
-repr(torch.set_grad_enabled(True)), repr(torch.set_grad_enabled(False)).replace('False', 'F'), torch.is_grad_enabled()
+a = repr(torch.set_grad_enabled(True)); b = repr(torch.set_grad_enabled(False)); c = torch.is_grad_enabled()
+torch.set_grad_enabled(True)
+a, b, c, torch.is_grad_enabled()
 ---
 torch.set_grad_enabled(True)
 @torch.no_grad()

@@ -260,6 +260,7 @@ MODULE_CASES = [
     "sd = net.state_dict(); sd['block.0.weight'] = T.zeros(3); net.load_state_dict(sd, strict=False)",
     "sd = net.state_dict(); sd['fc.bias'] = 3; net.load_state_dict(sd)",
     "net.load_state_dict([1])",
+    "sd = {k: v * 2 for k, v in net.state_dict().items()}; r = net.load_state_dict(sd, assign=True); r, type(net.fc.weight).__name__, net.fc.weight.requires_grad, net.tied.weight is net.fc.weight, net.block[2].running_var",
     "sd = dict(net.state_dict()); del sd['block.2.num_batches_tracked']; net.load_state_dict(sd)",
     "net.double().fc.weight.dtype, net.steps.dtype, net.block[2].num_batches_tracked.dtype",
     "net.to(T.float64).fc.bias.dtype",
@@ -337,6 +338,11 @@ def test_parameter_semantics_without_torch():
         tg.nn.Parameter(tg.tensor([1, 2]))
     q = copy.deepcopy(p)
     assert type(q) is tg.nn.Parameter and q.tolist() == p.tolist() and q is not p
+    # a Parameter is a JAX pytree, as every Tensor is
+    import jax
+    assert jax.jit(lambda t: t * 2)(p).tolist() == [4.0, 8.0]
+    rebuilt = jax.tree_util.tree_map(lambda a: a + 1, [p])[0]
+    assert type(rebuilt) is tg.nn.Parameter and rebuilt.tolist() == [3.0, 5.0]
 
 
 def test_containers_behave_like_torch():
@@ -665,8 +671,8 @@ class _SeqModel:
             def __init__(self):
                 super().__init__()
                 self.embed = nn.Embedding(7, 4)
-                self.lstm = nn.LSTM(4, 5, num_layers=2, batch_first=True, bidirectional=True)
-                self.head = nn.Linear(10, 3)
+                self.lstm = nn.LSTM(4, 5, num_layers=2, batch_first=True)
+                self.head = nn.Linear(5, 3)
 
             def forward(self, tokens):
                 out, (h, c) = self.lstm(self.embed(tokens))

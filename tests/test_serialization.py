@@ -268,3 +268,17 @@ def test_other_files_raise_clear_errors(tmp_path):
         archive.writestr("other.txt", "x")
     with pytest.raises(RuntimeError, match="has no tensorgrad.json"):
         tg.load(path)
+
+
+def test_scheduler_state_dicts_round_trip():
+    p = tg.tensor([1.0], requires_grad=True)
+    opt = tg.optim.SGD([p], lr=0.1, momentum=0.9)
+    schedulers = [tg.optim.lr_scheduler.MultiStepLR(opt, [2, 2, 4]),
+                  tg.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10),
+                  tg.optim.lr_scheduler.ReduceLROnPlateau(opt),
+                  tg.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5)]
+    for sched in schedulers:
+        state = sched.state_dict()
+        back = _round_trip(state)
+        assert back == state
+        assert [type(v) for v in back.values()] == [type(v) for v in state.values()]

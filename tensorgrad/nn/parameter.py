@@ -5,6 +5,8 @@ from (as ``detach()`` does) and prints ``Parameter containing:`` before the tens
 Parameter return plain Tensors.
 """
 
+import jax
+
 from .. import _dtype
 from .._api.creation import empty
 from .._tensor import Tensor, _wrap
@@ -65,6 +67,12 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
+
+
+# A Parameter is a JAX pytree like any Tensor (JAX does not extend a registration to
+# subclasses); as for a Tensor, what JAX rebuilds is a fresh leaf that does not require grad.
+jax.tree_util.register_pytree_node(
+    Parameter, lambda p: ((p._data,), None), lambda aux, children: Parameter(_wrap(children[0]), False))
 
 
 class _BufferMeta(type):

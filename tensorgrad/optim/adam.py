@@ -2,7 +2,7 @@
 
 from .._api.creation import zeros_like
 from .._api.math import maximum
-from .optimizer import Optimizer, addcdiv_, addcmul_, check_nonnegative, lerp_, step_tensor
+from .optimizer import Optimizer, addcdiv_, check_nonnegative, step_tensor
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
@@ -55,8 +55,8 @@ class Adam(Optimizer):
                     p.mul_(1 - lr * weight_decay)
                 else:
                     grad = grad.add(p, alpha=weight_decay)
-            lerp_(exp_avg, grad, 1 - beta1)
-            addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
             step = state["step"].item()
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step

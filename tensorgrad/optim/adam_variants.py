@@ -4,7 +4,7 @@ from .. import _dtype
 from .._api.creation import tensor as _tensor, zeros_like
 from .._api.math import maximum
 from .adam import _check_adam_args
-from .optimizer import Optimizer, addcdiv_, addcmul_, check_nonnegative, lerp_, step_tensor
+from .optimizer import Optimizer, addcdiv_, check_nonnegative, step_tensor
 
 
 class Adamax(Optimizer):
@@ -31,7 +31,7 @@ class Adamax(Optimizer):
             step = state["step"].add_(1).item()
             if weight_decay != 0:
                 grad = grad.add(p, alpha=weight_decay)
-            exp_avg = lerp_(state["exp_avg"], grad, 1 - beta1)
+            exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
             exp_inf = state["exp_inf"]
             exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
             clr = lr / (1 - beta1 ** step)
@@ -75,8 +75,8 @@ class NAdam(Optimizer):
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
             # the running product is a float32 tensor, rounded at every step as in PyTorch
             mu_product = state["mu_product"].mul_(mu).item()
-            exp_avg = lerp_(state["exp_avg"], grad, 1 - beta1)
-            exp_avg_sq = addcmul_(state["exp_avg_sq"].mul_(beta2), grad, grad, 1 - beta2)
+            exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+            exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
             denom = exp_avg_sq.div(bias_correction2).sqrt().add_(group["eps"])
             mu_product_next = mu_product * mu_next
             addcdiv_(p, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
@@ -111,8 +111,8 @@ class RAdam(Optimizer):
                     p.mul_(1 - lr * weight_decay)
                 else:
                     grad = grad.add(p, alpha=weight_decay)
-            exp_avg = lerp_(state["exp_avg"], grad, 1 - beta1)
-            exp_avg_sq = addcmul_(state["exp_avg_sq"].mul_(beta2), grad, grad, 1 - beta2)
+            exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+            exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
             corrected = exp_avg.div(bias_correction1)

@@ -1,7 +1,7 @@
 """Per-coordinate adaptive learning rates: RMSprop, Adagrad, Adadelta."""
 
 from .._api.creation import full_like, zeros_like
-from .optimizer import Optimizer, addcdiv_, addcmul_, axpy_, check_nonnegative, lerp_, step_tensor
+from .optimizer import Optimizer, addcdiv_, axpy_, check_nonnegative, step_tensor
 
 
 class RMSprop(Optimizer):
@@ -37,9 +37,9 @@ class RMSprop(Optimizer):
             state["step"].add_(1)
             if weight_decay != 0:
                 grad = grad.add(p, alpha=weight_decay)
-            square_avg = addcmul_(state["square_avg"].mul_(alpha), grad, grad, 1 - alpha)
+            square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
             if group["centered"]:
-                grad_avg = lerp_(state["grad_avg"], grad, 1 - alpha)
+                grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)
                 avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt_()
             else:
                 avg = square_avg.sqrt()
@@ -84,7 +84,7 @@ class Adagrad(Optimizer):
             if weight_decay != 0:
                 grad = grad.add(p, alpha=weight_decay)
             clr = lr / (1 + (step - 1) * group["lr_decay"])
-            state_sum = addcmul_(state["sum"], grad, grad, 1)
+            state_sum = state["sum"].addcmul_(grad, grad, value=1)
             std = state_sum.sqrt().add_(group["eps"])
             addcdiv_(p, grad, std, -clr)
 
@@ -116,9 +116,9 @@ class Adadelta(Optimizer):
             state["step"].add_(1)
             if weight_decay != 0:
                 grad = grad.add(p, alpha=weight_decay)
-            square_avg = addcmul_(state["square_avg"].mul_(rho), grad, grad, 1 - rho)
+            square_avg = state["square_avg"].mul_(rho).addcmul_(grad, grad, value=1 - rho)
             std = square_avg.add(eps).sqrt_()
             delta = state["acc_delta"].add(eps).sqrt_()
             delta.div_(std).mul_(grad)
-            addcmul_(state["acc_delta"].mul_(rho), delta, delta, 1 - rho)
+            state["acc_delta"].mul_(rho).addcmul_(delta, delta, value=1 - rho)
             axpy_(p, delta, -lr)

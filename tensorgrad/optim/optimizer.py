@@ -34,28 +34,18 @@ required = _Required()
 
 
 # ---------------------------------------------------------------- in-place update helpers
-# PyTorch's fused in-place kernels written with tensorgrad's ops in the same order of
-# operations (a Python number is rounded to the tensor's dtype before it is used, as there).
-
-def addcmul_(t, a, b, value=1.0):
-    """``t += value * a * b``."""
-    return t.add_(a.mul(value).mul(b))
-
+# Tensor.add_(x, alpha=a) and Tensor.addcdiv_(..., value=v) take their number as part of the
+# compiled kernel's key, so a number that changes every step (a scheduled learning rate, a bias
+# correction) would compile a new kernel each step. These pass it as an operand instead, in
+# PyTorch's order of operations (the number is rounded to the tensor's dtype first, as there).
 
 def addcdiv_(t, a, b, value=1.0):
     """``t += value * a / b``."""
     return t.add_(a.mul(value).div(b))
 
 
-def lerp_(t, end, weight):
-    """``t += weight * (end - t)`` with PyTorch's two formulas for small and large weights."""
-    if abs(weight) < 0.5:
-        return t.add_(end.sub(t).mul(weight))
-    return t.copy_(end.sub(end.sub(t).mul(1 - weight)))
-
-
 def axpy_(t, x, alpha):
-    """``t += alpha * x`` with ``alpha`` a value that may change every step (no recompile)."""
+    """``t += alpha * x``."""
     return t.add_(x.mul(alpha))
 
 

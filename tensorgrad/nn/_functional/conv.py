@@ -51,7 +51,8 @@ def _same_padding(input, weight, stride, dilation):
     if any(extra):
         warnings.warn(
             "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
-            "input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)",
+            "input be created (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)",
             UserWarning, stacklevel=4)
         pairs = ((0, 0), (0, 0)) + tuple((0, e) for e in extra)
         input = apply(NC.constant_pad_nd, (input,), (pairs, 0))

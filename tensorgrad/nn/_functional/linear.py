@@ -138,6 +138,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             "embedding(sparse=True): tensorgrad has no sparse tensors; use sparse=False (dense gradients)")
     _check_indices(input, num)
     if max_norm is not None:
+        if weight.dtype.kind != _dtype.FLOAT:
+            raise RuntimeError(
+                f"norm(): input dtype should be either floating point or complex. Got {weight.dtype.c_name} instead.")
         new = apply(N.embedding_renorm, (weight, input), (float(max_norm), float(norm_type)))
         write_no_grad(weight, new._data)
     return apply(N.embedding, (weight, input), (padding_idx, bool(scale_grad_by_freq)))
