@@ -725,7 +725,7 @@ def _record(op, args, arrays, cfg, view_result):
                 saved.append(a)
         else:
             mask.append(False)
-            if op.scalar_slots and isinstance(a, _NUMBER):
+            if op.scalar_slots and i not in no_slot and isinstance(a, _NUMBER):
                 edges.append((None, 0))
                 if saved is not None and len(args) == 2:
                     # ``x * 2``, ``x / 2``: as PyTorch, only the number is kept, not x

@@ -8,8 +8,6 @@ exception types for rejected inputs and dtypes. The second half tests what a tab
 gradients at kinks, running statistics, randomness, warnings, in-place variants and messages.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 

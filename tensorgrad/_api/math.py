@@ -108,7 +108,7 @@ def add(input, other, *, alpha=1, out=None):
     if not isinstance(a, Tensor):
         a, b = b, a
     d = result_type(a, b)
-    return apply(E.add, (a, b), (d.np, alpha))
+    return apply(E.add, (a, b, None if alpha == 1 else alpha), (d.np,))
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -121,8 +121,8 @@ def sub(input, other, *, alpha=1, out=None):
             b, bool):
         raise RuntimeError(_BOOL_SUB)
     if not isinstance(a, Tensor):
-        return apply(E.rsub, (b, a), (d.np, alpha))
-    return apply(E.sub, (a, b), (d.np, alpha))
+        return apply(E.rsub, (b, a, None if alpha == 1 else alpha), (d.np,))
+    return apply(E.sub, (a, b, None if alpha == 1 else alpha), (d.np,))
 
 
 subtract = sub
@@ -130,7 +130,7 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     d = result_type(input, other)
-    return apply(E.rsub, (input, other), (d.np, alpha))
+    return apply(E.rsub, (input, other, None if alpha == 1 else alpha), (d.np,))
 
 
 def mul(input, other, *, out=None):

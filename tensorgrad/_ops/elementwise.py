@@ -16,22 +16,27 @@ def _c(x, dtype):
 
 # ---------------------------------------------------------------- binary arithmetic
 
-@op("add", saves="none")
-def add(a, b, *, dtype, alpha=1):
+# ``alpha`` is an operand without a graph slot, not configuration, so that a changing alpha
+# (an optimizer's step size) does not compile a new kernel per value. None means 1.
+
+def _scaled(b, alpha, dtype):
     b = _c(b, dtype)
-    return _c(a, dtype) + (b if alpha == 1 else _c(b * alpha, dtype))
+    return b if alpha is None else b * _c(alpha, dtype)
 
 
-@op("sub", saves="none")
-def sub(a, b, *, dtype, alpha=1):
-    b = _c(b, dtype)
-    return _c(a, dtype) - (b if alpha == 1 else b * alpha)
+@op("add", saves="none", no_slot=(2,))
+def add(a, b, alpha, *, dtype):
+    return _c(a, dtype) + _scaled(b, alpha, dtype)
+
+
+@op("sub", saves="none", no_slot=(2,))
+def sub(a, b, alpha, *, dtype):
+    return _c(a, dtype) - _scaled(b, alpha, dtype)
 
 
 @op("rsub", grad_fn="RsubBackward1", saves="none", scalar_slots=False)
-def rsub(a, b, *, dtype, alpha=1):
-    a = _c(a, dtype)
-    return _c(b, dtype) - (a if alpha == 1 else a * alpha)
+def rsub(a, b, alpha, *, dtype):
+    return _c(b, dtype) - _scaled(a, alpha, dtype)
 
 
 @op("mul")

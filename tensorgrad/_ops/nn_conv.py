@@ -7,7 +7,6 @@ and reduced explicitly, so each pooling op decides which element receives the gr
 """
 
 import itertools
-import math
 
 import jax
 import jax.numpy as jnp

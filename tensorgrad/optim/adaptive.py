@@ -45,7 +45,7 @@ class RMSprop(Optimizer):
                 avg = square_avg.sqrt()
             avg = avg.add_(eps)
             if momentum > 0:
-                buf = addcdiv_(state["momentum_buffer"].mul_(momentum), grad, avg)
+                buf = state["momentum_buffer"].mul_(momentum).addcdiv_(grad, avg)
                 axpy_(p, buf, -lr)
             else:
                 addcdiv_(p, grad, avg, -lr)

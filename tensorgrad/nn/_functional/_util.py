@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from ... import _dtype
 from ..._autograd.grad_mode import no_grad
-from ..._tensor import Tensor, check_inplace, commit_inplace, _wrap
+from ..._tensor import check_inplace, commit_inplace, _wrap
 
 _ABSENT = {}
 
@@ -39,17 +39,12 @@ def require_float(input, kernel):
         raise not_implemented(kernel, input.dtype)
 
 
-def require_tensor(x, name, position=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position {position}) must be Tensor, not {type(x).__name__}")
-
-
 def is_tracer(t):
     """True inside a JAX transform, where values can't be read on the host."""
     return isinstance(t._data, jax.core.Tracer)
 
 
-def ntuple(value, n, name, fn):
+def ntuple(value, n, name):
     """``value`` as an n-tuple of ints (an int repeats), with PyTorch's length error."""
     if isinstance(value, (list, tuple)):
         value = tuple(int(v) for v in value)

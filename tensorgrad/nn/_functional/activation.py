@@ -10,20 +10,16 @@ from ..._api import creation as C
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn as N
-from ..._tensor import Tensor, apply, _wrap, _wrap_dim
+from ..._tensor import apply, _wrap, _wrap_dim
 from ._util import maybe_inplace, not_implemented, require_float
-
-
-def _no_bool(input, name):
-    if input.dtype is _dtype.bool_:
-        raise RuntimeError(f"{name} inputs not supported for {'relu' if name == 'Boolean' else 'hardtanh'}")
 
 
 # ---------------------------------------------------------------- piecewise linear
 
 def relu(input, inplace=False):
     """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch."""
-    _no_bool(input, "Boolean")
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return maybe_inplace(input, inplace, M.relu)
 
 
@@ -33,7 +29,8 @@ def relu_(input):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp into ``[min_val, max_val]``; the gradient is 0 at both bounds, as in PyTorch."""
-    _no_bool(input, "Bool")
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return maybe_inplace(input, inplace, lambda x: apply(N.hardtanh, (x,), (min_val, max_val)))
@@ -94,7 +91,7 @@ def selu_(input):
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _run_celu(input, (float(alpha),), inplace)
 
 
@@ -102,16 +99,20 @@ def celu_(input, alpha=1.0):
     return celu(input, alpha, True)
 
 
-def threshold(input, threshold, value, inplace=False):
-    """``x`` where ``x > threshold``, else ``value``."""
+def _threshold(input, bound, value, inplace):
     if input.dtype is _dtype.bool_:
         raise not_implemented("threshold_cpu", input.dtype)
     op = N.threshold_ if inplace else N.threshold
-    return maybe_inplace(input, inplace, lambda x: apply(op, (x,), (threshold, value)))
+    return maybe_inplace(input, inplace, lambda x: apply(op, (x,), (bound, value)))
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _threshold(input, threshold, value, inplace)
 
 
 def threshold_(input, threshold, value):
-    return globals()["threshold"](input, threshold, value, True)
+    return _threshold(input, threshold, value, True)
 
 
 # ---------------------------------------------------------------- smooth
@@ -119,7 +120,7 @@ def threshold_(input, threshold, value):
 def gelu(input, approximate="none"):
     """Gaussian error linear unit; ``approximate='tanh'`` uses the tanh formula."""
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     require_float(input, "GeluKernelImpl")
     return apply(N.gelu, (input,), (approximate,))
 
@@ -223,16 +224,21 @@ def _softmax_input(input, dim, dtype, name):
     return input, dim
 
 
+def _kernel(name, input, dim):
+    """PyTorch's kernel name in its dtype error (a separate kernel serves the last axis)."""
+    return f"{name}_lastdim_kernel_impl" if dim == max(input.ndim - 1, 0) else f"{name}_kernel_impl"
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (after casting to ``dtype`` when given)."""
     input, dim = _softmax_input(input, dim, dtype, "softmax")
-    require_float(input, "softmax_lastdim_kernel_impl")
+    require_float(input, _kernel("softmax", input, dim))
     return apply(N.softmax, (input,), (dim,))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_input(input, dim, dtype, "log_softmax")
-    require_float(input, "log_softmax_lastdim_kernel_impl")
+    require_float(input, _kernel("log_softmax", input, dim))
     return apply(N.log_softmax, (input,), (dim,))
 
 

@@ -65,9 +65,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
     if k != nd:
         raise RuntimeError(
             f"expected stride to be a single integer value or a list of {k} values to match the convolution "
-            f"dimensions, but got stride={list(ntuple(stride, nd, 'stride', name))}")
-    stride = ntuple(stride, nd, "stride", name)
-    dilation = ntuple(dilation, nd, "dilation", name)
+            f"dimensions, but got stride={list(ntuple(stride, nd, 'stride'))}")
+    stride = ntuple(stride, nd, "stride")
+    dilation = ntuple(dilation, nd, "dilation")
     _positive(stride, "stride")
     _positive(dilation, "dilation")
     if groups <= 0:
@@ -81,7 +81,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
             x, padding = _same_padding(x, weight, stride, dilation)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-    padding = ntuple(padding, nd, "padding", name)
+    padding = ntuple(padding, nd, "padding")
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
     _check_conv_dtypes(x, weight, bias, name)
@@ -135,10 +135,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     _check_conv_input(input, nd, name)
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
-    stride = ntuple(stride, nd, "stride", name)
-    padding = ntuple(padding, nd, "padding", name)
-    output_padding = ntuple(output_padding, nd, "output_padding", name)
-    dilation = ntuple(dilation, nd, "dilation", name)
+    stride = ntuple(stride, nd, "stride")
+    padding = ntuple(padding, nd, "padding")
+    output_padding = ntuple(output_padding, nd, "output_padding")
+    dilation = ntuple(dilation, nd, "dilation")
     _positive(stride, "stride")
     _positive(dilation, "dilation")
     if groups <= 0:

@@ -17,8 +17,8 @@ from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn as N
 from ..._ops import nn_loss as NL
-from ..._tensor import Tensor, apply, _wrap
-from ._util import absent, is_tracer, not_implemented, or_absent, reduction_of, size_str
+from ..._tensor import apply, _wrap
+from ._util import is_tracer, not_implemented, or_absent, reduction_of, size_str
 from .activation import log_softmax
 
 

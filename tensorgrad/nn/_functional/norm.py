@@ -9,8 +9,8 @@ from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn as N
-from ..._tensor import Tensor, apply, _wrap_dim
-from ._util import absent, not_implemented, or_absent, size_str, write_no_grad
+from ..._tensor import apply, _wrap_dim
+from ._util import not_implemented, or_absent, size_str, write_no_grad
 
 
 def _verify_batch_size(size, shown):
