@@ -179,13 +179,14 @@ def record_call(fn, args, name="CallJaxBackward0"):
     if not (STATE.grad and diff):
         return fn(*args)
     layout = {}
+    arg_skeleton = skeleton(args)
 
     def pure(*arrays):
         call = list(flat)
         for i, arr in zip(diff, arrays):
             call[i] = _wrap(arr)
         with functional_scope():
-            result = fn(*jax.tree_util.tree_unflatten(treedef, call))
+            result = fn(*reorder(jax.tree_util.tree_unflatten(treedef, call), arg_skeleton))
         out, out_tree = jax.tree_util.tree_flatten(result, is_leaf=is_tensor)
         layout["tree"] = out_tree
         layout["skeleton"] = skeleton(result)

@@ -101,9 +101,11 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
         def run(*args):
             layout = {}
+            arg_skeleton = skeleton(args)
 
             def scalar_fn(*args):
-                result = func(*args, **kwargs)
+                # JAX rebuilds dicts with sorted keys; give func its arguments as they were passed
+                result = func(*reorder(args, arg_skeleton), **kwargs)
                 out, aux = _split_aux("grad_and_value", result, has_aux)
                 value = _scalar_output("grad_and_value", out)
                 layout["aux"] = skeleton(aux)
@@ -152,9 +154,10 @@ def vjp(func, *primals, has_aux=False):
     _check_tensors(primals)
 
     layout = {}
+    primal_skeleton = skeleton(primals)
 
     def forward(*primals):
-        result = func(*primals)
+        result = func(*reorder(primals, primal_skeleton))
         out, aux = _split_aux("vjp", result, has_aux)
         layout["out"] = skeleton(out)
         layout["aux"] = skeleton(aux)
@@ -227,9 +230,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
     def run(primals, tangents):
         layout = {}
+        primal_skeleton = skeleton(tuple(primals))
 
         def forward(*primals):
-            result = func(*primals)
+            result = func(*reorder(primals, primal_skeleton))
             out, aux = _split_aux("jvp", result, has_aux)
             layout["out"] = skeleton(out)
             layout["aux"] = skeleton(aux)
@@ -263,9 +267,10 @@ def _jacobian_transform(jax_transform, name, func, argnums, has_aux, **extra):
 
         def run(*args):
             layout = {}
+            arg_skeleton = skeleton(args)
 
             def arrays_fn(*args):
-                result = func(*args, **kwargs)
+                result = func(*reorder(args, arg_skeleton), **kwargs)
                 out, aux = _split_aux(name, result, has_aux)
                 layout["out"] = skeleton(out)
                 layout["aux"] = skeleton(aux)
@@ -389,8 +394,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = sizes[0]
 
         def run(*leaves):
-            return _vmap_call(func, fname, kwargs, list(leaves), treedef, mapped, size, out_dims, randomness,
-                              chunk_size)
+            return _vmap_call(func, fname, kwargs, list(leaves), treedef, skeleton(args), mapped, size, out_dims,
+                              randomness, chunk_size)
 
         return record_call(run, tuple(flat), name="VmapBackward0")
     return wrapper
@@ -429,7 +434,7 @@ def _broadcast_in_dims(fname, in_dims, args):
     return out
 
 
-def _vmap_call(func, fname, kwargs, flat, treedef, mapped, size, out_dims, randomness, chunk_size):
+def _vmap_call(func, fname, kwargs, flat, treedef, arg_skeleton, mapped, size, out_dims, randomness, chunk_size):
     layout = {}
     key = None
     if randomness == "different":
@@ -440,7 +445,7 @@ def _vmap_call(func, fname, kwargs, flat, treedef, mapped, size, out_dims, rando
         for (i, _), arr in zip(mapped, arrays):
             call[i] = _wrap(arr)
         with functional_scope(vmap=True), _random_mode(randomness, keys):
-            result = func(*jax.tree_util.tree_unflatten(treedef, call), **kwargs)
+            result = func(*reorder(jax.tree_util.tree_unflatten(treedef, call), arg_skeleton), **kwargs)
         leaves, tree = jax.tree_util.tree_flatten(result, is_leaf=is_tensor)
         dims = _broadcast_out_dims(fname, out_dims, result, len(leaves))
         for leaf, d in zip(leaves, dims):

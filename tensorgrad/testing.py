@@ -11,7 +11,9 @@ import math
 import numpy as np
 
 from ._tensor import Tensor
-from .autograd.gradcheck import gradcheck as gradcheck, gradgradcheck as gradgradcheck, GradcheckError
+from .autograd.gradcheck import (
+    gradcheck as gradcheck, gradgradcheck as gradgradcheck, GradcheckError as GradcheckError,
+)
 
 __all__ = ["assert_close", "gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -32,8 +34,8 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     and mappings are compared item by item; Python numbers as scalars.
     """
     if (rtol is None) != (atol is None):
-        raise ValueError(
-            f"Both 'rtol' and 'atol' must be either specified or omitted, but got no {'rtol' if rtol is None else 'atol'}.")
+        missing = "rtol" if rtol is None else "atol"
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no {missing}.")
     _compare(actual, expected, rtol, atol, equal_nan, check_dtype, msg, [])
 
 
@@ -82,8 +84,9 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype, msg, 
     if check_dtype and actual.dtype is not expected.dtype:
         _raise(f"The values for attribute 'dtype' do not match: {actual.dtype} != {expected.dtype}.", msg, path)
     if rtol is None:
-        rtol = max(_TOLERANCES.get(actual.dtype.name, (0.0, 0.0))[0], _TOLERANCES.get(expected.dtype.name, (0.0, 0.0))[0])
-        atol = max(_TOLERANCES.get(actual.dtype.name, (0.0, 0.0))[1], _TOLERANCES.get(expected.dtype.name, (0.0, 0.0))[1])
+        pairs = [_TOLERANCES.get(t.dtype.name, (0.0, 0.0)) for t in (actual, expected)]
+        rtol = max(p[0] for p in pairs)
+        atol = max(p[1] for p in pairs)
     a = np.asarray(actual.detach()._data)
     e = np.asarray(expected.detach()._data)
     common = np.result_type(a, e)
@@ -117,8 +120,10 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype, msg, 
         f"Tensor-likes are not {kind}!",
         "",
         f"Mismatched elements: {mismatched} / {total} ({mismatched / total:.1%})",
-        f"Greatest absolute difference: {abs_value} at index {_index(abs_at)}" + ("" if exact else f" (up to {atol} allowed)"),
-        f"Greatest relative difference: {rel_value} at index {_index(rel_at)}" + ("" if exact else f" (up to {rtol} allowed)"),
+        f"Greatest absolute difference: {abs_value} at index {_index(abs_at)}"
+        + ("" if exact else f" (up to {atol} allowed)"),
+        f"Greatest relative difference: {rel_value} at index {_index(rel_at)}"
+        + ("" if exact else f" (up to {rtol} allowed)"),
     ]
     _raise("\n".join(lines), msg, path)
 

@@ -542,3 +542,32 @@ def test_tape_vs_func_example_runs():
     tape, func = result["compare"]()
     for k in tape:
         np.testing.assert_array_equal(_np(tape[k]), _np(func[k]))
+
+
+def test_ensemble_and_per_sample_grads_with_tensorgrad_nn():
+    nn = getattr(tg, "nn", None)
+    if nn is None or not all(hasattr(nn, name) for name in ("Sequential", "Linear", "ReLU")):
+        pytest.skip("tensorgrad.nn is not available")
+    tg.manual_seed(0)
+    models = [nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)) for _ in range(3)]
+    params, buffers = tg.func.stack_module_state(models)
+    assert list(params) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    x = tg.randn(5, 3)
+    out = tg.func.vmap(lambda p, b, data: tg.func.functional_call(models[0], (p, b), (data,)),
+                       in_dims=(0, 0, None))(params, buffers, x)
+    np.testing.assert_allclose(_np(out), np.stack([_np(m(x)) for m in models]), rtol=1e-5, atol=1e-6)
+    model = models[1]
+    weights = {k: v.detach() for k, v in model.named_parameters()}
+    y = tg.randn(5, 2)
+
+    def loss(p, xi, yi):
+        return ((tg.func.functional_call(model, p, (xi.unsqueeze(0),)) - yi) ** 2).mean()
+
+    grads = tg.func.vmap(tg.func.grad(loss), in_dims=(None, 0, 0))(weights, x, y)
+    assert list(grads) == list(weights)
+    for i in range(5):
+        for p in model.parameters():
+            p.grad = None
+        ((model(x[i:i + 1]) - y[i]) ** 2).mean().backward()
+        for k, p in model.named_parameters():
+            np.testing.assert_allclose(_np(grads[k][i]), _np(p.grad), rtol=1e-5, atol=1e-6)

@@ -248,7 +248,7 @@ def scenario_double_backward(m, log):
     m.autograd.grad(g.sum(), x)
 
 
-def _bad(m, backward, forward=None, nargs=1):
+def _bad(m, backward, forward=None):
     """A Function whose backward is ``backward`` (and forward ``x * 2`` unless given)."""
     def fwd(ctx, *args):
         return forward(*args) if forward else args[0] * 2
@@ -326,8 +326,8 @@ def test_function_basics_without_torch():
     np.testing.assert_allclose(_np(x.grad), 2 * np.exp([0., 1.]), rtol=1e-6)
     with pytest.raises(RuntimeError, match="incorrect number of gradients \\(expected 1, got 2\\)"):
         _bad(tg, lambda ctx, g: (g, g)).apply(x).sum().backward()
-    with pytest.raises(RuntimeError, match="^Function BadBackward returned an invalid gradient at index 0 - got \\[1\\] "
-                                           "but expected shape compatible with \\[2\\]$"):
+    with pytest.raises(RuntimeError, match="^Function BadBackward returned an invalid gradient at index 0 - "
+                                           "got \\[1\\] but expected shape compatible with \\[2\\]$"):
         _bad(tg, lambda ctx, g: g[:1]).apply(x).sum().backward()
 
 

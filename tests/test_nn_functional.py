@@ -66,9 +66,9 @@ LOOSE = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-10)}
 
 # ====================================================================== activations
 
-def _act(name, dtypes=FLOAT, kwargs=({},), errors=()):
-    """An activation on a (2, 3) tensor for each ``kwargs``, and on a 0-d tensor."""
-    cases = [case((2, 3), **k) for k in kwargs] + [case((), **kwargs[0])]
+def _act(name, dtypes=FLOAT, kwargs=({},), errors=(), scalar=False):
+    """An activation on a (2, 3) tensor for each ``kwargs`` (and on a 0-d tensor)."""
+    cases = [case((2, 3), **k) for k in kwargs] + ([case((), **kwargs[0])] if scalar else [])
     return Op(name, fn(name), configs(*cases), dtypes=dtypes, errors=errors)
 
 
@@ -88,7 +88,7 @@ def _softmax_call(name):
 
 
 ACTIVATIONS = [
-    _act("relu", INT_FLOAT, ({}, {"inplace": False})),
+    _act("relu", INT_FLOAT, ({}, {"inplace": False}), scalar=True),
     _act("relu6", INT_FLOAT),
     _act("hardtanh", INT_FLOAT, ({}, {"min_val": -0.5, "max_val": 1.5}),
          errors=(Err((arr(3),), {"min_val": 2.0, "max_val": 1.0}),)),
@@ -96,7 +96,7 @@ ACTIVATIONS = [
     _act("elu", FLOAT, ({}, {"alpha": 0.5})),
     _act("selu"),
     _act("celu", FLOAT, ({}, {"alpha": 2.0})),
-    _act("gelu", FLOAT, ({}, {"approximate": "tanh"}),
+    _act("gelu", FLOAT, ({}, {"approximate": "tanh"}), scalar=True,
          errors=(Err((arr(3),), {"approximate": "foo"}),)),
     _act("silu"),
     _act("mish"),
@@ -106,7 +106,7 @@ ACTIVATIONS = [
     _act("tanhshrink", INT_FLOAT),
     _act("hardshrink", FLOAT, ({}, {"lambd": 1.0})),
     _act("softshrink", FLOAT, ({}, {"lambd": 1.0}), errors=(Err((arr(3),), {"lambd": -1.0}),)),
-    _act("sigmoid", ALL),
+    _act("sigmoid", ALL, scalar=True),
     _act("tanh", ALL),
     Op("threshold", fn("threshold"), configs(case((2, 3), threshold=0.5, value=-1.0)), dtypes=INT_FLOAT),
     Op("hardsigmoid", fn("hardsigmoid"), fixed(_spread), dtypes=FLOAT),
@@ -198,9 +198,8 @@ def _sdpa_call(m, q, k, v, *rest, mask=None, **kwargs):
 
 ATTENTION = [
     Op("scaled_dot_product_attention", _sdpa_call,
-       configs(case((2, 3, 4), (2, 3, 4), (2, 3, 4)), case((3, 4), (3, 4), (3, 2), scale=0.3),
+       configs(case((2, 3, 4), (2, 3, 4), (2, 3, 2), (3, 3), scale=0.3),
                case((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 2), mask="bool"),
-               case((2, 3, 4), (2, 3, 4), (2, 3, 4), (3, 3)),
                case((1, 4, 3, 2), (1, 2, 3, 2), (1, 2, 3, 2), enable_gqa=True, is_causal=True)),
        dtypes=FLOAT, tol=LOOSE,
        errors=(Err((arr(2, 3, 4), arr(2, 3, 5), arr(2, 3, 4))), Err((arr(4), arr(4), arr(4))),
@@ -214,8 +213,8 @@ ATTENTION = [
 CONV = [
     Op("conv1d", fn("conv1d"),
        configs(case((1, 2, 5), (3, 2, 2), (3,)), case((2, 4, 6), (2, 2, 3), stride=2, padding=1, groups=2),
-               case((2, 5), (3, 2, 2), dilation=2), case((1, 2, 5), (3, 2, 4), padding="same", dilation=2),
-               case((1, 2, 5), (3, 2, 3), padding="valid")),
+               case((2, 5), (3, 2, 2), dilation=2, padding="valid"),
+               case((1, 2, 5), (3, 2, 4), padding="same", dilation=2)),
        dtypes=INT_FLOAT, tol=LOOSE,
        errors=(Err((arr(2, 3, 4, 5), arr(4, 3, 3))),
                Err((arr(1, 2, 5), arr(3, 2, 2)), {"stride": 2, "padding": "same"}),
@@ -354,9 +353,9 @@ NORM = [
                Err((arr(2, 3),), {"training": True, "eps": 0.0}),
                Err((arr(2, 3), arr(3, dtype="float64"), arr(3)), {"stats": True}))),
     Op("instance_norm", _instance,
-       fixed(lambda m: Sample((m(2, 3, 4),)), lambda m: Sample((m(2, 2, 2, 3), m(2), m(2)), {"affine": True}),
-             lambda m: Sample((m(2, 2, 3), m(2), positive(m, 2)), {"stats": True, "use_input_stats": False},
-                              frozen=(1, 2))),
+       fixed(lambda m: Sample((m(2, 3, 4),)),
+             lambda m: Sample((m(2, 2, 3), m(2), positive(m, 2), m(2), m(2)),
+                              {"stats": True, "affine": True, "use_input_stats": False}, frozen=(1, 2))),
        dtypes=FLOAT, tol=LOOSE,
        errors=(Err((arr(2, 3, 1),)), Err((arr(2, 3),)), Err((arr(2, 3, 4), arr(4), arr(4)), {"stats": True}))),
     Op("layer_norm", _shape_first("layer_norm", "normalized_shape"),
@@ -393,22 +392,21 @@ PAD_SHAPE_ERRORS = (Err((arr(2, 3),), {"pad": (1,)}), Err((arr(2, 3),), {"pad": 
 SPATIAL = [
     Op("pad", fn("pad"),
        configs(case((2, 3), pad=(1, 2)), case((2, 3), pad=(1, 0, -1, 2), value=1.5),
-               case((1, 2, 4), pad=(2, 1), mode="reflect"), case((1, 3, 3), pad=(1, 2, 2, 1), mode="reflect"),
+               case((1, 3, 3), pad=(1, 2, 2, 1), mode="reflect"),
                case((2, 3), pad=(2, 1), mode="replicate"), case((1, 2, 3), pad=(1, 0, 2, -1), mode="replicate"),
                case((1, 3, 3), pad=(1, 1, 0, 2), mode="circular")),
        dtypes=ALL, errors=PAD_SHAPE_ERRORS,
-       xfail={("grad_fn", 6): "circular padding is one op here; PyTorch builds it from slice copies (CopySlices "
+       xfail={("grad_fn", 5): "circular padding is one op here; PyTorch builds it from slice copies (CopySlices "
                               "over SliceBackward0/CopySlices), so only the top node's name matches"}),
     Op("interpolate", fn("interpolate"),
        configs(case((1, 2, 3, 3), scale_factor=2), case((1, 1, 5), size=7), case((1, 1, 5), size=3),
                case((1, 1, 4), scale_factor=1.5, mode="nearest-exact"),
                case((1, 1, 4), size=6, mode="linear", align_corners=True),
-               case((1, 1, 3, 4), size=(5, 2), mode="bilinear"),
-               case((1, 1, 3, 3), scale_factor=1.7, mode="bilinear"),
+               case((1, 1, 3, 4), scale_factor=(1.7, 0.6), mode="bilinear"),
                case((1, 1, 3, 3), scale_factor=2, mode="bilinear", align_corners=True),
                case((1, 1, 3, 4), size=(5, 3), mode="bicubic"),
-               case((1, 1, 2, 3, 2), scale_factor=2, mode="trilinear"), case((1, 2, 5, 6), size=(2, 4), mode="area"),
-               case((1, 1, 5), scale_factor=1.5, recompute_scale_factor=True, mode="linear")),
+               case((1, 1, 2, 3, 2), scale_factor=2, mode="trilinear", recompute_scale_factor=True),
+               case((1, 2, 5, 6), size=(2, 4), mode="area")),
        dtypes=FLOAT, tol=LOOSE,
        errors=(Err((arr(1, 1, 4),), {"size": 2, "scale_factor": 2}), Err((arr(1, 1, 4),)),
                Err((arr(1, 1, 4),), {"size": 2, "align_corners": True}),
@@ -544,9 +542,8 @@ LOSSES = [
        configs(*_pair(REDUCTIONS), case((2, 3), (2, 3), (2, 3), delta=0.5)),
        dtypes=FLOAT, errors=(BAD_REDUCTION, Err((arr(2), arr(2)), {"delta": 0.0}))),
     Op("cross_entropy", _weighted("cross_entropy"),
-       fixed(_ce((3, 4)), _ce((3, 4), weight=True), _ce((3, 4), ignore=1, reduction="sum"), _ce((4,)),
-             _ce((2, 3, 2, 2)), _ce((2, 3, 4), reduction="none"), _ce((3, 4), label_smoothing=0.2),
-             _ce((3, 4), weight=True, ignore=3, label_smoothing=0.1), _ce((3, 4), probs=True),
+       fixed(_ce((3, 4)), _ce((3, 4), ignore=1, reduction="sum"), _ce((4,)), _ce((2, 3, 2, 2)),
+             _ce((3, 4), label_smoothing=0.2), _ce((3, 4), weight=True, ignore=3, label_smoothing=0.1),
              _ce((3, 4), probs=True, weight=True, reduction="sum"),
              _ce((2, 3, 2), probs=True, label_smoothing=0.3, reduction="none")),
        dtypes=FLOAT, tol=LOOSE,
@@ -556,8 +553,7 @@ LOSSES = [
                Err((arr(2, 3), arr(2))), Err((arr(2, 3), index(0, 3)), {"label_smoothing": 0.1}))),
     Op("nll_loss", _weighted("nll_loss"),
        fixed(_ce((3, 4)), _ce((3, 4), weight=True, reduction="sum"), _ce((3, 4), ignore=0, reduction="none"),
-             _ce((4,)), _ce((2, 3, 2, 2), weight=True, reduction="none"), _ce((2, 3, 4), ignore=1),
-             _ce((2, 3, 2, 1, 2), reduction="none")),
+             _ce((2, 3, 2, 2), weight=True, reduction="none"), _ce((2, 3, 2, 1, 2), ignore=1)),
        dtypes=FLOAT, tol=LOOSE,
        errors=(Err((arr(2, 3), index(0, 5))), Err((arr(2, 3), index(0, -1))),
                Err((arr(2, 3), index(0, 1).astype(np.int32))),
@@ -583,8 +579,7 @@ LOSSES = [
        errors=(Err((arr(2), arr(2, dtype="int64")), {"reduction": "sum"}),
                Err((arr(2), arr(2)), {"reduction": "foo"}))),
     Op("cosine_embedding_loss", fn("cosine_embedding_loss"),
-       fixed(lambda m: Sample((m(3, 4), m(3, 4), np.array([1.0, -1.0, -1.0], m.dtype)), frozen=(2,)),
-             lambda m: Sample((m(3, 4), m(3, 4), np.array([1, -1, 1])), {"margin": -0.5, "reduction": "none"}),
+       fixed(lambda m: Sample((m(3, 4), m(3, 4), np.array([1, -1, 1])), {"margin": -0.5, "reduction": "none"}),
              lambda m: Sample((m(4), m(4), np.array(-1.0, m.dtype)), {"margin": -0.9, "reduction": "sum"},
                               frozen=(2,))),
        dtypes=ALL, tol=LOOSE,
@@ -596,8 +591,7 @@ LOSSES = [
                               frozen=(2,))),
        dtypes=INT_FLOAT, errors=(Err((arr(2), arr(2, 1), arr(2))), Err((arr(2), arr(3), arr(2))))),
     Op("triplet_margin_loss", fn("triplet_margin_loss"),
-       configs(case((3, 4), (3, 4), (3, 4)), case((3, 4), (3, 4), (3, 4), p=1, swap=True, margin=2.0),
-               case((2, 2, 3), (2, 2, 3), (2, 2, 3), reduction="none")),
+       configs(case((3, 4), (3, 4), (3, 4)), case((3, 4), (3, 4), (3, 4), p=1, swap=True, margin=2.0)),
        dtypes=INT_FLOAT, tol=LOOSE,
        errors=(Err((arr(2, 3), arr(3), arr(2, 3))), Err((arr(2, 3), arr(2, 3), arr(2, 3)), {"margin": -1.0}))),
     Op("pairwise_distance", fn("pairwise_distance"),

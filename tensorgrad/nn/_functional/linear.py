@@ -189,11 +189,13 @@ def _repeat_heads(x, groups):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    """``softmax(q @ k.T * scale + mask) @ v`` along the last two axes (PyTorch's math path).
+    """``softmax(q @ k.T * scale + mask) @ v`` along the last two axes.
 
     A boolean ``attn_mask`` keeps the positions where it is True; ``is_causal`` keeps the lower
     triangle. Rows with no kept position give zeros. ``dropout_p`` drops attention weights
-    with tensorgrad's global generator.
+    with tensorgrad's global generator. As on PyTorch's CPU, 4-D inputs without dropout take
+    one fused op (``ScaledDotProductFlashAttentionForCpuBackward0``); the rest records the
+    math path (scaled bmm, safe softmax, bmm).
     """
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
         raise RuntimeError(
