@@ -55,8 +55,8 @@ def inv(A, *, out=None):
     _matrices("linalg.inv", A)
     result = apply(LD.inv, (A,))
     if not _all_finite(result):
-        raise LinAlgError("linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because "
-                          "the input matrix is singular.")
+        raise LinAlgError("linalg.inv: A diagonal element of its LU factor is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
     return result
 
 
