@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import tensorgrad
 
@@ -823,6 +823,29 @@ ERRORS = {
         except RuntimeError as e:
             print(e)
         print(x, x._version)
+    """,
+    "inplace_on_expanded_view": """
+        import warnings
+        x = torch.zeros(3)
+        e = x.expand(2, 3)
+        for name, f in [("mul_", lambda: e.mul_(2)), ("iadd", lambda: e.__iadd__(1)), ("exp_", lambda: e.exp_()),
+                        ("clamp_", lambda: e.clamp_(0, 1)), ("copy_", lambda: e.copy_(torch.ones(2, 3))),
+                        ("uniform_", lambda: e.uniform_()), ("fill_tensor", lambda: e.fill_(torch.tensor(1.))),
+                        ("setitem_all", lambda: e.__setitem__(slice(None), 1.)),
+                        ("setitem_col", lambda: e.__setitem__((slice(None), 0), 1.)),
+                        ("fill_", lambda: e.fill_(1.)), ("zero_", lambda: e.zero_()), ("setitem_row", lambda: e.__setitem__(0, 2.)),
+                        ("row_mul_", lambda: e[0].mul_(2)), ("col_mul_", lambda: e[:, 1].mul_(3)),
+                        ("setitem_list", lambda: e.__setitem__([0], 4.)), ("masked_fill_", lambda: e.masked_fill_(e > 0, 1.)),
+                        ("size_one", lambda: x.unsqueeze(0).expand(1, 3).mul_(2))]:
+            with warnings.catch_warnings(record=True) as ws:
+                warnings.simplefilter("always")
+                try:
+                    f()
+                    print(name, "ok", x, x._version)
+                except RuntimeError as ex:
+                    print(name, ex)
+            for w in ws:
+                print("  warn", w.category.__name__, w.message)
     """,
     "failed_inplace_leaves_graph_unchanged": """
         a = torch.tensor([1., 2., 3.], requires_grad=True)

@@ -7,6 +7,7 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops.registry import OpDef
 from .._ops import views as _views
+from . import strides as _strides
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
 from . import math as M
 from . import shape as S
@@ -29,6 +30,7 @@ def inplace_of(fn):
     """The in-place twin of the out-of-place ``fn``."""
     def method(self, *args, **kwargs):
         check_inplace(self, *args, *kwargs.values())
+        _strides.check_no_internal_overlap(self)
         return commit_inplace(self, _fit(self, fn(self, *args, **kwargs)))
     method.__name__ = fn.__name__ + "_"
     return method
@@ -44,6 +46,7 @@ def fill_(self, value):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+        _strides.check_no_internal_overlap(self)
         return commit_inplace(self, apply(_views.fill_tensor, (self, value)))
     return commit_inplace(self, apply(E.fill, (self, value)))
 
@@ -58,6 +61,7 @@ _RANDOM_OPS = {}
 def _random_fill(self, sample, grad_fn):
     """Write a random sample; with grad, the node (``UniformBackward0``, ...) gives zero gradient."""
     check_inplace(self)
+    _strides.check_no_internal_overlap(self)
     op = _RANDOM_OPS.get(grad_fn)
     if op is None:
         op = _RANDOM_OPS[grad_fn] = OpDef(grad_fn, _sample, grad_fn, saves="none", scalar_slots=False)
@@ -93,11 +97,13 @@ def random_(self, low=0, high=None, *, generator=None):
 
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
+    _strides.warn_expanded(self, "index_put_")
     return commit_inplace(self, S.index_put(self, indices, values, accumulate))
 
 
 def masked_fill_(self, mask, value):
     check_inplace(self, value)
+    _strides.warn_expanded(self, "masked_fill_")
     return commit_inplace(self, _fit(self, S.masked_fill(self, mask, value)))
 
 

@@ -602,6 +602,7 @@ def setitem(input, key, value):
     if builtins.any(_is_advanced(p) for p in parts):
         spec, arrays = _index_arrays(input, parts)
         check_inplace(input, value)
+        _strides.warn_expanded(input, "index_put_")
         _index_put_dtype(input, value)
         val = _value_tensor(value, input)
         target_shape = jnp.zeros(input._data.shape, bool)[S._build_key(spec, arrays)].shape
@@ -621,6 +622,7 @@ def setitem(input, key, value):
         fn = V.copy_from
         val = _broadcast_value(val, shape, "setitem")
     check_inplace(target, val)
+    _strides.check_no_internal_overlap(target)
     commit_inplace(target, apply(fn, (target, val)))
 
 
@@ -655,6 +657,7 @@ def copy_(input, src, non_blocking=False):
         ok = False
     if not ok:
         raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
+    _strides.check_no_internal_overlap(input)
     return commit_inplace(input, apply(V.copy_from, (input, val)))
 
 

@@ -156,3 +156,39 @@ def is_contiguous(input, memory_format=None):
                 return False
             z *= n
     return True
+
+
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.")
+
+
+def has_internal_overlap(t):
+    """PyTorch's ``has_internal_overlap`` == YES: a dimension of size > 1 with stride 0 (expand)."""
+    view = t._view
+    if view is None or not any(op.name == "expand" for op, _, _ in view[0]):
+        return False
+    shape, strides, _ = geometry(t)
+    return any(st == 0 and n > 1 for n, st in zip(shape, strides))
+
+
+def check_no_internal_overlap(t):
+    """The error PyTorch's elementwise kernels raise when writing into an expanded view."""
+    if has_internal_overlap(t):
+        raise RuntimeError(OVERLAP)
+
+
+_EXPANDED_WARNINGS = {
+    "index_put_": ("tensor[indices] = tensor", 976),
+    "masked_fill_": ("tensor[mask] = scalar", 2450),
+}
+
+
+def warn_expanded(t, op_name):
+    """PyTorch's deprecation warning for index_put_/masked_fill_ on an expanded tensor."""
+    if has_internal_overlap(t):
+        import warnings
+        example, line = _EXPANDED_WARNINGS[op_name]
+        warnings.warn(
+            f"Use of {op_name} on expanded tensors is deprecated. Please clone() the tensor before performing this "
+            f"operation. This also applies to advanced indexing e.g. {example} (Triggered internally at "
+            f"/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{line}.)", UserWarning, stacklevel=3)
