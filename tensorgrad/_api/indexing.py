@@ -333,7 +333,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 def inplace_checked(fn, name):
     """The in-place twin of ``fn``, whose result keeps ``self``'s shape and dtype."""
     def method(self, *args, **kwargs):
-        check_inplace(self)
+        check_inplace(self, *args, *kwargs.values())
         return commit_inplace(self, fn(self, *args, **kwargs))
     method.__name__ = name
     return method
