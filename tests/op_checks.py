@@ -344,6 +344,20 @@ def cases(rows):
     return out
 
 
+def params(cases, check):
+    """pytest parameters ``(row, payload)`` for one check, known failures as strict xfails."""
+    import pytest
+
+    out = []
+    for c, row, key, payload in cases:
+        if c != check:
+            continue
+        reason = xfail_reason(c, row, key)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(row, payload, id=f"{row.name}-{key}", marks=marks))
+    return out
+
+
 def xfail_reason(check, row, key):
     return row.xfail.get((check, key)) or row.xfail.get(check)
 

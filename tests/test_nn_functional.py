@@ -609,14 +609,7 @@ CASES = C.cases(ROWS)
 
 
 def params(check):
-    out = []
-    for c, row, key, payload in CASES:
-        if c != check:
-            continue
-        reason = C.xfail_reason(c, row, key)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(row, payload, id=f"{row.name}-{key}", marks=marks))
-    return out
+    return C.params(CASES, check)
 
 
 @pytest.fixture(scope="module")
