@@ -83,6 +83,7 @@ from . import nn as nn
 from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load
+from ._compile import compile as compile
 from ._typename import typename as typename
 
 # PyTorch's aliases

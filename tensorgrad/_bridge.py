@@ -17,8 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._autograd.grad_mode import STATE
-from ._autograd.node import Node, AccumulateGrad, SECOND_BACKWARD, node_class
-from ._tensor import Tensor, _wrap
+from ._autograd.node import Node, SECOND_BACKWARD, node_class
+from ._tensor import Tensor, _wrap, _wrap_on_edge
 
 
 # ---------------------------------------------------------------------- pytree
@@ -76,20 +76,24 @@ def reorder(result, skel, leaf_skel=None):
 # ---------------------------------------------------------------------- scope
 
 @contextlib.contextmanager
-def functional_scope(vmap=False):
-    """Run the body as a tensorgrad.func transform does (grad mode on, as torch.func's inner level)."""
-    prev = STATE.grad
+def functional_scope(vmap=False, forward=False):
+    """Run the body as a tensorgrad.func transform does (grad mode on, as torch.func's inner level).
+
+    ``forward``: the transform is forward mode (custom Functions directly inside it use their
+    ``jvp``; inside a reverse-mode transform nested in it, their ``backward``).
+    """
+    prev = STATE.grad, STATE.forward
     STATE.functional += 1
-    if vmap:
-        STATE.vmap += 1
+    STATE.vmap += vmap
+    if not vmap:    # vmap differentiates nothing: the enclosing transform's mode stays
+        STATE.forward = forward
     STATE.grad = True
     try:
         yield
     finally:
-        STATE.grad = prev
+        STATE.grad, STATE.forward = prev
         STATE.functional -= 1
-        if vmap:
-            STATE.vmap -= 1
+        STATE.vmap -= vmap
 
 
 # ---------------------------------------------------------------------- recorded calls
@@ -131,15 +135,10 @@ class JaxCallNode(Node):
         """The backward as a recorded call, so that it can be differentiated again."""
         inputs = []
         for arr, (fn, nr) in zip(self.primals, self._next):
-            t = _wrap(arr)
-            if fn is not None:
-                t._rg = True
-                if type(fn) is AccumulateGrad:
-                    t._acc = fn
-                else:
-                    t._grad_fn = fn
-                    t._output_nr = nr
-            inputs.append(t)
+            if fn is None:
+                inputs.append(_wrap(arr))
+            else:
+                inputs.append(_wrap_on_edge(arr, fn, nr))
         cts = []
         for g, aval in zip(grads, self.avals):
             if _inexact(aval[1]):

@@ -20,7 +20,7 @@ class Cell:
     keep their own.
     """
 
-    __slots__ = ("value", "gen", "version")
+    __slots__ = ("value", "gen", "version", "__weakref__")
 
     def __init__(self, value):
         self.value = value

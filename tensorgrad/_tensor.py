@@ -37,6 +37,10 @@ FLOAT_OF_GRAD_WARNING = (
     "Consider using tensor.detach() first. (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
+NON_LEAF_REQUIRES_GRAD_OFF = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+    "subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+
 
 class Tensor:
     """A multi-dimensional array with PyTorch's autograd: ``requires_grad``, ``grad_fn``,
@@ -178,10 +182,7 @@ class Tensor:
         if not self.is_leaf:
             if value:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a "
-                "computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().")
+            raise RuntimeError(NON_LEAF_REQUIRES_GRAD_OFF)
         if value and self.dtype.kind < _dtype.FLOAT:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._rg = value
@@ -193,10 +194,7 @@ class Tensor:
         if not self.is_leaf:
             if requires_grad:
                 return self
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a "
-                "computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().")
+            raise RuntimeError(NON_LEAF_REQUIRES_GRAD_OFF)
         if requires_grad and self.dtype.kind < _dtype.FLOAT:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not STATE.inference:
@@ -548,6 +546,19 @@ def _wrap(array, requires_grad=False):
     return t
 
 
+def _wrap_on_edge(array, fn, output_nr):
+    """A Tensor over ``array`` that stands at the graph edge ``(fn, output_nr)``: gradients reach
+    ``fn`` (a leaf's AccumulateGrad, or output ``output_nr`` of an op's node) as they would from
+    the tensor the edge came from."""
+    t = _wrap(array, requires_grad=True)
+    if type(fn) is AccumulateGrad:
+        t._acc = fn
+    else:
+        t._grad_fn = fn
+        t._output_nr = output_nr
+    return t
+
+
 # Set by the layers above (the legacy constructor and the printer need the factories).
 LEGACY_CONSTRUCTOR = None
 REPR = None
@@ -573,7 +584,8 @@ def _scalar_array(value):
     arr = _SCALAR_ARRAYS.get(key)
     if arr is None:
         try:
-            arr = jnp.asarray(value, _SCALAR_ARRAY_TYPES[type(value)])
+            with jax.ensure_compile_time_eval():    # a concrete array even while jax traces
+                arr = jnp.asarray(value, _SCALAR_ARRAY_TYPES[type(value)])
         except OverflowError:
             return value
         if len(_SCALAR_ARRAYS) > 4096:
@@ -1063,14 +1075,7 @@ def _replay(node, grads):
         tensor_idx += 1
         if fn is None or not depends[i]:
             continue
-        t = _wrap(primals[i])
-        t._rg = True
-        if type(fn) is AccumulateGrad:
-            t._acc = fn
-        else:
-            t._grad_fn = fn
-            t._output_nr = nr
-        primals[i] = t
+        primals[i] = _wrap_on_edge(primals[i], fn, nr)
     out = apply(bop, tuple(primals) + tuple(cts))
     return out if isinstance(out, tuple) else (out,)
 

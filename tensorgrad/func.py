@@ -79,6 +79,31 @@ def _split_aux(name, result, has_aux):
     return result
 
 
+def _checked_argnums(argnums, args):
+    """``argnums`` made non-negative, after checking it and that the arguments it picks are Tensors."""
+    nums = _check_argnums(argnums, len(args))
+    _check_tensors(_selected(args, nums))
+    return nums
+
+
+def _as_passed(func, args, kwargs, name, has_aux, layout):
+    """``func`` as the JAX transform calls it, returning ``(output, aux)``.
+
+    JAX rebuilds dicts with sorted keys; this gives ``func`` its arguments in the order they were
+    passed (``args`` as passed) and records the structure of its output and aux in ``layout``
+    (``"out"`` and ``"aux"``) so that results can be put back in the same order.
+    """
+    arg_skeleton = skeleton(args)
+
+    def call(*rebuilt):
+        result = func(*reorder(rebuilt, arg_skeleton), **kwargs)
+        out, aux = _split_aux(name, result, has_aux)
+        layout["out"] = skeleton(out)
+        layout["aux"] = skeleton(aux)
+        return out, aux
+    return call
+
+
 def _wrap_tree(tree):
     """Results of a JAX transform: arrays become Tensors (Tensors stay)."""
     return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, (jax.Array, jax.core.Tracer)) else x,
@@ -96,19 +121,15 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
-        _check_tensors(_selected(args, nums))
+        nums = _checked_argnums(argnums, args)
 
         def run(*args):
             layout = {}
-            arg_skeleton = skeleton(args)
+            call = _as_passed(func, args, kwargs, "grad_and_value", has_aux, layout)
 
             def scalar_fn(*args):
-                # JAX rebuilds dicts with sorted keys; give func its arguments as they were passed
-                result = func(*reorder(args, arg_skeleton), **kwargs)
-                out, aux = _split_aux("grad_and_value", result, has_aux)
+                out, aux = call(*args)
                 value = _scalar_output("grad_and_value", out)
-                layout["aux"] = skeleton(aux)
                 return (value, (out, aux)) if has_aux else (value, out)
 
             with functional_scope():
@@ -154,13 +175,10 @@ def vjp(func, *primals, has_aux=False):
     _check_tensors(primals)
 
     layout = {}
-    primal_skeleton = skeleton(primals)
+    call = _as_passed(func, primals, {}, "vjp", has_aux, layout)
 
     def forward(*primals):
-        result = func(*reorder(primals, primal_skeleton))
-        out, aux = _split_aux("vjp", result, has_aux)
-        layout["out"] = skeleton(out)
-        layout["aux"] = skeleton(aux)
+        out, aux = call(*primals)
         return tensors_to_arrays(out), tensors_to_arrays(aux)
 
     def run(*primals):
@@ -230,16 +248,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
     def run(primals, tangents):
         layout = {}
-        primal_skeleton = skeleton(tuple(primals))
+        call = _as_passed(func, tuple(primals), {}, "jvp", has_aux, layout)
 
         def forward(*primals):
-            result = func(*reorder(primals, primal_skeleton))
-            out, aux = _split_aux("jvp", result, has_aux)
-            layout["out"] = skeleton(out)
-            layout["aux"] = skeleton(aux)
+            out, aux = call(*primals)
             return tensors_to_arrays(out), tensors_to_arrays(aux)
 
-        with functional_scope():
+        with functional_scope(forward=True):
             out, tangent_out, aux = jax.jvp(forward, tuple(primals), _tangents_like(primals, tangents),
                                             has_aux=True)
         out = reorder(_wrap_tree(out), layout["out"])
@@ -259,21 +274,17 @@ def _tangents_like(primals, tangents):
 
 # ---------------------------------------------------------------------- jacobians
 
-def _jacobian_transform(jax_transform, name, func, argnums, has_aux, **extra):
+def _jacobian_transform(jax_transform, name, func, argnums, has_aux, forward=False, **extra):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
-        _check_tensors(_selected(args, nums))
+        nums = _checked_argnums(argnums, args)
 
         def run(*args):
             layout = {}
-            arg_skeleton = skeleton(args)
+            call = _as_passed(func, args, kwargs, name, has_aux, layout)
 
             def arrays_fn(*args):
-                result = func(*reorder(args, arg_skeleton), **kwargs)
-                out, aux = _split_aux(name, result, has_aux)
-                layout["out"] = skeleton(out)
-                layout["aux"] = skeleton(aux)
+                out, aux = call(*args)
                 for leaf in jax.tree_util.tree_leaves(out, is_leaf=is_tensor):
                     if not isinstance(leaf, Tensor):
                         raise RuntimeError(f"{name}(f, ...)(*args): expected f(*args) to return only tensors, "
@@ -282,7 +293,7 @@ def _jacobian_transform(jax_transform, name, func, argnums, has_aux, **extra):
                     return tensors_to_arrays(out), tensors_to_arrays(aux)
                 return tensors_to_arrays(out)
 
-            with functional_scope():
+            with functional_scope(forward=forward):
                 result = _wrap_tree(jax_transform(arrays_fn, argnums=nums, has_aux=has_aux, **extra)(*args))
             inputs = skeleton(_selected(args, nums))
             if has_aux:
@@ -309,7 +320,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian of ``func`` by forward mode."""
     _check_randomness(randomness)
-    return _jacobian_transform(jax.jacfwd, "jacfwd", func, argnums, has_aux)
+    return _jacobian_transform(jax.jacfwd, "jacfwd", func, argnums, has_aux, forward=True)
 
 
 def hessian(func, argnums=0):

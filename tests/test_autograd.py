@@ -5,12 +5,9 @@ Differential cases run one snippet with ``torch`` bound to tensorgrad and to rea
 compare the repr of the last expression (or the exception type and message, and warnings).
 """
 
-import ast
 import functools
-import re
 import sys
 import threading
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -18,34 +15,11 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+from snippets import cases, ids, same
 
 
 # --------------------------------------------------------------------------------------------
-# the differential harness
-
-def _normalize(text):
-    return re.sub(r"0x[0-9a-fA-F]+", "0x...", text)
-
-
-def run(module, src):
-    """Run ``src`` with ``torch`` bound to ``module``; ``("ok", repr, warnings)`` or
-    ``("error", type name, message, warnings)`` (warnings as (category, message) pairs)."""
-    tree = ast.parse(src)
-    last = tree.body[-1]
-    body = tree.body[:-1] if isinstance(last, ast.Expr) else tree.body
-    ns = {"torch": module, "np": np}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            exec(compile(ast.Module(body, []), "<snippet>", "exec"), ns)
-            value = None
-            if isinstance(last, ast.Expr):
-                value = eval(compile(ast.Expression(last.value), "<snippet>", "eval"), ns)
-            result = ("ok", _normalize(repr(value)))
-        except Exception as e:  # noqa: BLE001 - the exception is the result
-            result = ("error", type(e).__name__, _normalize(str(e)))
-    return result + (tuple((w.category.__name__, str(w.message)) for w in caught),)
-
+# the differential harness (``run`` and ``same`` are in snippets.py)
 
 @pytest.fixture
 def torch_():
@@ -61,21 +35,6 @@ def _grad_mode_is_restored():
     for m in modules:
         m.set_grad_enabled(True)
     assert not leaked, f"grad mode left changed in {leaked}"
-
-
-def same(torch_, src):
-    ours = run(tg, src)
-    theirs = run(torch_, src)
-    assert ours == theirs, f"\n{src}\n ours:   {ours}\n torch:  {theirs}"
-    return ours
-
-
-def cases(text):
-    return [c.strip() for c in text.split("\n---\n") if c.strip()]
-
-
-def ids(snippets):
-    return [s.replace("\n", "; ")[:70] for s in snippets]
 
 
 SECOND_BACKWARD = (

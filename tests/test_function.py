@@ -3,6 +3,7 @@ fit of PyTorch's tutorial, and the same Function inside JAX transforms (``jax.cu
 """
 
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -476,3 +477,67 @@ def test_function_in_transform_matches_tape():
     (Cube.apply(x, 3.0).sin().sum()).backward()
     g = tg.func.grad(lambda t: Cube.apply(t, 3.0).sin().sum())(x.detach())
     np.testing.assert_allclose(_np(g), _np(x.grad), rtol=1e-6)
+
+
+class _SquareWithJvp(tg.autograd.Function):
+    """x ** 2 with a deliberately wrong jvp (100 x t), so that the test sees which rule ran."""
+
+    @staticmethod
+    def forward(x):
+        return x ** 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(inputs[0])
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+    @staticmethod
+    def jvp(ctx, t):
+        (x,) = ctx.saved_tensors
+        return 100 * x * t
+
+
+class _SquareNoJvp(_SquareWithJvp):
+    jvp = tg.autograd.Function.jvp
+
+
+def test_forward_mode_uses_the_functions_jvp_as_pytorch():
+    torch = pytest.importorskip("torch")
+
+    class TorchSquare(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x ** 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_forward(inputs[0])
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return 100 * x * t
+
+    out, tangent = tg.func.jvp(_SquareWithJvp.apply, (tg.tensor([3.0, -1.0]),), (tg.tensor([1.0, 2.0]),))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)     # torch.func.jvp's own torch.jit.script use
+        t_out, t_tangent = torch.func.jvp(TorchSquare.apply, (torch.tensor([3.0, -1.0]),),
+                                          (torch.tensor([1.0, 2.0]),))
+    np.testing.assert_allclose(_np(out), t_out.numpy())
+    np.testing.assert_allclose(_np(tangent), t_tangent.numpy())
+    # reverse mode keeps using backward; jacfwd uses jvp
+    assert tg.func.grad(_SquareWithJvp.apply)(tg.tensor(3.0)).item() == 6.0
+    assert tg.func.jacfwd(_SquareWithJvp.apply)(tg.tensor(3.0)).item() == 300.0
+    with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
+        tg.func.jvp(_SquareNoJvp.apply, (tg.tensor(3.0),), (tg.tensor(1.0),))

@@ -154,6 +154,23 @@ def test_param_groups_and_add_param_group():
     _assert_close_state(_plain(ours[0].state_dict()), _plain(theirs[0].state_dict()))
 
 
+def test_adagrad_parameter_added_later_gets_state_like_torch():
+    """Adagrad makes its state in the constructor; a parameter group added later gets the
+    same ``step`` and ``sum`` on its first step."""
+    results = []
+    for T in (tg, torch):
+        a = T.tensor(INIT[0], requires_grad=True)
+        b = T.tensor(INIT[1], requires_grad=True)
+        opt = T.optim.Adagrad([a], lr=0.1, initial_accumulator_value=0.1)
+        opt.add_param_group({"params": [b]})
+        for k in range(3):
+            _set_grads(T, [a, b], k)
+            opt.step()
+        results.append((_numpy(b), _plain(opt.state_dict())))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    _assert_close_state(results[0][1], results[1][1])
+
+
 def test_zero_grad_and_closure():
     for T in (tg, torch):
         p = T.tensor([1.0, -2.0], requires_grad=True)

@@ -6,8 +6,6 @@ warnings) must be equal. Cases whose expected text the reference records are als
 literally, so they run without PyTorch.
 """
 
-import ast
-import operator
 import re
 import threading
 import warnings
@@ -16,57 +14,15 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+from snippets import cases, ids, run, same
 
 
 # --------------------------------------------------------------------------------------------
-# the differential harness
-
-def _normalize(text):
-    return re.sub(r"0x[0-9a-fA-F]+", "0x...", text)
-
-
-def run(module, src):
-    """Run ``src`` with ``torch`` bound to ``module``.
-
-    Returns ``("ok", repr(last expression), warnings)`` or ``("error", type name, message,
-    warnings)``; warnings are ``(category name, message)`` pairs.
-    """
-    tree = ast.parse(src)
-    last = tree.body[-1]
-    body = tree.body[:-1] if isinstance(last, ast.Expr) else tree.body
-    ns = {"torch": module, "np": np, "operator": operator}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            exec(compile(ast.Module(body, []), "<snippet>", "exec"), ns)
-            value = None
-            if isinstance(last, ast.Expr):
-                value = eval(compile(ast.Expression(last.value), "<snippet>", "eval"), ns)
-            result = ("ok", _normalize(repr(value)))
-        except Exception as e:  # noqa: BLE001 - the exception is the result
-            result = ("error", type(e).__name__, _normalize(str(e)))
-    return result + (tuple((w.category.__name__, str(w.message)) for w in caught),)
-
+# the differential harness (``run`` and ``same`` are in snippets.py)
 
 @pytest.fixture
 def torch_():
     return pytest.importorskip("torch")
-
-
-def same(torch_, src):
-    ours = run(tg, src)
-    theirs = run(torch_, src)
-    assert ours == theirs, f"\n{src}\n ours:   {ours}\n torch:  {theirs}"
-    return ours
-
-
-def cases(text):
-    """Snippets separated by lines holding only ``---``."""
-    return [c.strip() for c in text.split("\n---\n") if c.strip()]
-
-
-def ids(snippets):
-    return [s.replace("\n", "; ")[:70] for s in snippets]
 
 
 # --------------------------------------------------------------------------------------------

@@ -374,7 +374,13 @@ class Generator:
     def manual_seed(self, seed):
         seed = int(seed)
         self._seed = seed
-        self._key = jax.random.PRNGKey(seed & 0xFFFFFFFFFFFFFFFF)
+        # the key lives in one tensor for the generator's life, so that tensorgrad.compile lifts
+        # and updates it as state
+        key = jax.random.PRNGKey(seed & 0xFFFFFFFFFFFFFFFF)
+        if "_state" in self.__dict__:
+            self._state._write(key)
+        else:
+            self._state = _wrap(key)
         return self
 
     def seed(self):
@@ -385,15 +391,22 @@ class Generator:
 
     def get_state(self):
         """The generator's key as an int64 tensor (restore with ``set_state``)."""
-        return _wrap(jnp.asarray(self._key).astype(jnp.int64))
+        return _wrap(jnp.asarray(self._state._data).astype(jnp.int64))
 
     def set_state(self, state):
-        self._key = state._data.astype(jnp.uint32)
+        self._state._write(state._data.astype(jnp.uint32))
         return self
 
     def next_key(self):
-        self._key, sub = jax.random.split(self._key)
+        key, sub = _split(self._state._data)
+        self._state._write(key)
         return sub
+
+
+@jax.jit
+def _split(key):
+    key, sub = jax.random.split(key)
+    return key, sub
 
 
 default_generator = Generator()

@@ -99,6 +99,9 @@ def _topological(roots, deps):
     return order
 
 
+RUNS = [0]     # how many backward passes ran (tensorgrad.compile notes whether a step ran one)
+
+
 def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
                  capture=None, accumulate=True):
     """Propagate ``root_grads`` from ``root_edges`` through the graph.
@@ -115,6 +118,7 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
     Returns:
       the captured gradients, a list (None where nothing arrived).
     """
+    RUNS[0] += 1
     deps = {}
     roots = []
     for node, _ in root_edges:

@@ -13,6 +13,7 @@ class _State(threading.local):
     anomaly_check_nan = True
     functional = 0      # depth of tensorgrad.func transforms being run
     vmap = 0            # depth of tensorgrad.func.vmap calls being run
+    forward = False     # the innermost tensorgrad.func transform is forward mode (jvp, jacfwd)
 
 
 STATE = _State()
@@ -77,7 +78,30 @@ class _Mode:
         return wrapper
 
 
-class no_grad(_Mode):
+class _FixedGrad(_Mode):
+    """no_grad and enable_grad: grad mode ``_grad`` inside a block or a decorated function (also as
+    a bare decorator, ``@no_grad`` without parentheses)."""
+
+    _grad = False
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        # a bare decorator on a function
+        return cls()(orig_func)
+
+    def __init__(self, orig_func=None):
+        self.prev = self._grad
+
+    def _enter(self):
+        self.prev = STATE.grad
+        STATE.grad = self._grad
+
+    def _exit(self):
+        STATE.grad = self.prev
+
+
+class no_grad(_FixedGrad):
     """Turn graph recording off inside a block or a decorated function.
 
     >>> import tensorgrad as torch
@@ -88,40 +112,13 @@ class no_grad(_Mode):
     False
     """
 
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        # bare @no_grad on a function
-        return cls()(orig_func)
-
-    def __init__(self, orig_func=None):
-        self.prev = False
-
-    def _enter(self):
-        self.prev = STATE.grad
-        STATE.grad = False
-
-    def _exit(self):
-        STATE.grad = self.prev
+    _grad = False
 
 
-class enable_grad(_Mode):
+class enable_grad(_FixedGrad):
     """Turn graph recording on inside a block (undoes an outer no_grad)."""
 
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
-
-    def __init__(self, orig_func=None):
-        self.prev = True
-
-    def _enter(self):
-        self.prev = STATE.grad
-        STATE.grad = True
-
-    def _exit(self):
-        STATE.grad = self.prev
+    _grad = True
 
 
 class set_grad_enabled(_Mode):

@@ -32,6 +32,14 @@ class FunctionCtx:
     non_differentiable = ()
     materialize_grads = True
 
+    def save_for_forward(self, *tensors):
+        """Keep ``tensors`` (or None) for ``jvp``, which reads them as ``ctx.saved_tensors``."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_forward expects all arguments to be tensors; but got {type(t).__name__} at {i}")
+        self.for_forward = tensors
+
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` (or None) for backward; read them back as ``ctx.saved_tensors``."""
         for i, t in enumerate(tensors):
@@ -264,6 +272,8 @@ class Function(metaclass=FunctionMeta):
         tensors = [a for a in args if isinstance(a, Tensor)]
         traced = any(isinstance(t._data, jax.core.Tracer) for t in tensors)
         recording = STATE.grad and any(t.requires_grad for t in tensors)
+        if traced and STATE.forward:
+            return _apply_custom_jvp(cls, args)
         if traced and (STATE.functional or not recording):
             return _apply_custom_vjp(cls, args)
         return _apply_tape(cls, args, recording)
@@ -416,6 +426,53 @@ def _apply_custom_vjp(cls, args):
     results = []
     for other, flag in zip(others, is_tensor):
         results.append(_wrap(outs.pop(0)) if flag else other)
+    return results[0] if single else tuple(results)
+
+
+def _apply_custom_jvp(cls, args):
+    """The Function as a ``jax.custom_jvp`` whose rule is its ``jvp`` (inside forward-mode
+    transforms: ``func.jvp``, ``jacfwd``, ``hessian``)."""
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    layout = {}
+
+    def run(arrays):
+        call_args = list(args)
+        for i, arr in zip(positions, arrays):
+            call_args[i] = _wrap(arr)
+        ctx = _new_ctx(cls, tuple(call_args))
+        output = _run_forward(cls, ctx, tuple(call_args))
+        single = not isinstance(output, tuple)
+        outputs = (output,) if single else output
+        layout["layout"] = (single, tuple(None if isinstance(o, Tensor) else o for o in outputs),
+                            tuple(isinstance(o, Tensor) for o in outputs))
+        return ctx, tuple(o._data for o in outputs if isinstance(o, Tensor))
+
+    @jax.custom_jvp
+    def primal(*arrays):
+        return run(arrays)[1]
+
+    @primal.defjvp
+    def primal_jvp(arrays, tangents):
+        ctx, outs = run(arrays)
+        ctx.to_save = getattr(ctx, "for_forward", ())
+        grad_inputs = [None] * len(args)
+        for i, t in zip(positions, tangents):
+            grad_inputs[i] = _wrap(t)
+        result = cls.jvp(ctx, *grad_inputs)
+        result = result if isinstance(result, tuple) else (result,)
+        tangent_out = []
+        for o, t in zip(outs, [r for r, flag in zip(result, layout["layout"][2]) if flag]):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"jvp() of {cls.__name__} returned a {type(t).__name__}, expected Tensors or None")
+            tangent_out.append(jnp.zeros_like(o) if t is None else t._data.astype(o.dtype))
+        if len(tangent_out) != len(outs):
+            raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of forward "
+                               f"gradients (expected {len(outs)}, got {len(tangent_out)})")
+        return outs, tuple(tangent_out)
+
+    outs = list(primal(*[args[i]._data for i in positions]))
+    single, others, is_tensor = layout["layout"]
+    results = [_wrap(outs.pop(0)) if flag else other for other, flag in zip(others, is_tensor)]
     return results[0] if single else tuple(results)
 
 

@@ -52,6 +52,20 @@ def _validate_v(v, other, is_other_tuple):
             raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}.")
 
 
+def _input_vectors(v, inputs, in_tuple, fn_name):
+    """The vectors ``v`` of jvp, hvp and vhp as a tuple of Tensors sized like ``inputs``; ``v`` may be
+    None only for a single single-element input (then it is one)."""
+    if v is None:
+        if in_tuple or inputs[0].numel() != 1:
+            raise RuntimeError(
+                "The vector v can only be None if the input to the user-provided function is a single Tensor with a "
+                "single element.")
+        return (_ones_like(inputs[0]),)
+    _, vs = _as_tuple(v, "v", fn_name)
+    _validate_v(vs, inputs, in_tuple)
+    return vs
+
+
 def _unpack(res, was_tuple):
     return res if was_tuple else res[0]
 
@@ -96,6 +110,10 @@ def _tensors(arrays):
     return tuple(_wrap(a) for a in arrays)
 
 
+def _ones_like(t):
+    return _wrap(jnp.ones(t._data.shape, t._data.dtype))
+
+
 # ---------------------------------------------------------------------- strict checks (on the tape)
 
 _NO_GRAD_OUTPUT = ("Output {} of the user-provided function does not require gradients. The outputs must be "
@@ -114,6 +132,12 @@ def _strict_outputs(func, inputs, fn_name):
     return leaves, outs, autograd_grad
 
 
+def _independent(subject, i):
+    """PyTorch's strict-mode error for a ``subject`` (of the user's function) that input ``i`` does not reach."""
+    return RuntimeError(f"{subject} of the user-provided function is independent of input {i}. This is not allowed "
+                        "in strict mode.")
+
+
 def _strict_jacobian(func, inputs):
     leaves, outs, autograd_grad = _strict_outputs(func, inputs, "jacobian")
     for i, o in enumerate(outs):
@@ -121,31 +145,17 @@ def _strict_jacobian(func, inputs):
             grads = autograd_grad(o, leaves, grad_outputs=_ones_like(o), retain_graph=True, allow_unused=True)
         for j, g in enumerate(grads):
             if g is None:
-                raise RuntimeError(
-                    f"Output {i} of the user-provided function is independent of input {j}. This is not allowed in "
-                    "strict mode.")
+                raise _independent(f"Output {i}", j)
 
 
-def _strict_vjp(func, inputs):
-    leaves, outs, autograd_grad = _strict_outputs(func, inputs, "vjp")
+def _strict_every_input_used(func, inputs, fn_name, subject):
+    """vjp's and jvp's strict check: every input reaches the outputs (``subject`` names them in the error)."""
+    leaves, outs, autograd_grad = _strict_outputs(func, inputs, fn_name)
     with enable_grad():
         grads = autograd_grad(outs, leaves, grad_outputs=tuple(_ones_like(o) for o in outs), allow_unused=True)
     for i, g in enumerate(grads):
         if g is None:
-            raise RuntimeError(
-                f"The output of the user-provided function is independent of input {i}. This is not allowed in "
-                "strict mode.")
-
-
-def _strict_jvp(func, inputs):
-    leaves, outs, autograd_grad = _strict_outputs(func, inputs, "jvp")
-    with enable_grad():
-        grads = autograd_grad(outs, leaves, grad_outputs=tuple(_ones_like(o) for o in outs), allow_unused=True)
-    for i, g in enumerate(grads):
-        if g is None:
-            raise RuntimeError(
-                f"The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
-                "strict mode.")
+            raise _independent(subject, i)
 
 
 def _strict_hessian(func, inputs, fn_name):
@@ -154,19 +164,13 @@ def _strict_hessian(func, inputs, fn_name):
         grads = autograd_grad(outs[0], leaves, create_graph=True, allow_unused=True)
     for i, g in enumerate(grads):
         if g is None:
-            raise RuntimeError(
-                f"The output of the user-provided function is independent of input {i}. This is not allowed in "
-                "strict mode.")
+            raise _independent("The output", i)
         if not g.requires_grad:
             raise RuntimeError(
                 "While computing the hessian, found that the jacobian of the user-provided function with respect "
                 f"to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
                 "that your function is twice differentiable and that the jacobian depends on the inputs (this would "
                 "be violated by a linear function for example).")
-
-
-def _ones_like(t):
-    return _wrap(jnp.ones(t._data.shape, t._data.dtype))
 
 
 # ---------------------------------------------------------------------- public API
@@ -228,7 +232,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(*inputs), v^T J)``; ``v`` may be None only for a single-element output."""
     in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
     if strict:
-        _strict_vjp(func, inputs)
+        _strict_every_input_used(func, inputs, "vjp", "The output")
     layout = {}
 
     def run(*tensors):
@@ -257,17 +261,9 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(*inputs), J v)``; ``v`` may be None only for a single single-element input."""
     in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-    if v is None:
-        if in_tuple or inputs[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a single Tensor with a "
-                "single element.")
-        vs = (_ones_like(inputs[0]),)
-    else:
-        _, vs = _as_tuple(v, "v", "jvp")
-        _validate_v(vs, inputs, in_tuple)
+    vs = _input_vectors(v, inputs, in_tuple, "jvp")
     if strict:
-        _strict_jvp(func, inputs)
+        _strict_every_input_used(func, inputs, "jvp", "The jacobian")
     layout = {}
     n = len(inputs)
 
@@ -284,15 +280,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def _second_order(func, inputs, v, create_graph, strict, fn_name, forward_over_reverse):
     in_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
-    if v is None:
-        if in_tuple or inputs[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a single Tensor with a "
-                "single element.")
-        vs = (_ones_like(inputs[0]),)
-    else:
-        _, vs = _as_tuple(v, "v", fn_name)
-        _validate_v(vs, inputs, in_tuple)
+    vs = _input_vectors(v, inputs, in_tuple, fn_name)
     if strict:
         _strict_hessian(func, inputs, fn_name)
     n = len(inputs)

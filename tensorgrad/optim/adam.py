@@ -1,16 +1,24 @@
 """Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant."""
 
-from .._api.creation import zeros_like
 from .._api.math import maximum
-from .optimizer import Optimizer, addcdiv_, check_nonnegative, step_tensor
+from .optimizer import Optimizer, addcdiv_, apply_weight_decay, check_nonnegative, new_state, value_of
 
 
-def _check_adam_args(lr, betas, eps, weight_decay):
+def check_adam_args(lr, betas, eps, weight_decay):
+    """PyTorch's ValueError for the first invalid hyperparameter of the Adam family."""
     check_nonnegative(lr=lr, eps=eps)
     for i in (0, 1):
         if not 0.0 <= betas[i] < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
     check_nonnegative(weight_decay=weight_decay)
+
+
+def update_moments(state, grad, beta1, beta2):
+    """Adam's moving averages, updated in place in ``state`` and returned: ``exp_avg`` of the
+    gradient (weight ``1 - beta1``) and ``exp_avg_sq`` of its square (weight ``1 - beta2``)."""
+    exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+    exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    return exp_avg, exp_avg_sq
 
 
 class Adam(Optimizer):
@@ -24,7 +32,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        _check_adam_args(lr, betas, eps, weight_decay)
+        check_adam_args(lr, betas, eps, weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
@@ -33,42 +41,28 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def _update(self, group):
+    def _init_state(self, p, group):
+        if group["amsgrad"]:
+            return new_state(p, "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+        return new_state(p, "exp_avg", "exp_avg_sq")
+
+    def _update_param(self, p, grad, state, group):
         lr = group["lr"]
         beta1, beta2 = group["betas"]
-        eps = group["eps"]
-        weight_decay = group["weight_decay"]
-        amsgrad = group["amsgrad"]
-        for p, grad in self._with_grads(group):
-            state = self.state[p]
-            if not state:
-                state["step"] = step_tensor()
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = zeros_like(p)
-            exp_avg = state["exp_avg"]
-            exp_avg_sq = state["exp_avg_sq"]
-            state["step"].add_(1)
-            if weight_decay != 0:
-                if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * weight_decay)
-                else:
-                    grad = grad.add(p, alpha=weight_decay)
-            exp_avg.lerp_(grad, 1 - beta1)
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            step = state["step"].item()
-            bias_correction1 = 1 - beta1 ** step
-            bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
-            bias_correction2_sqrt = bias_correction2 ** 0.5
-            if amsgrad:
-                state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
-                second = state["max_exp_avg_sq"]
-            else:
-                second = exp_avg_sq
-            denom = second.sqrt().div(bias_correction2_sqrt).add_(eps)
-            addcdiv_(p, exp_avg, denom, -step_size)
+        step = value_of(state["step"].add_(1))
+        grad = apply_weight_decay(p, grad, group, decoupled=group["decoupled_weight_decay"])
+        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            second = state["max_exp_avg_sq"]
+        else:
+            second = exp_avg_sq
+        denom = second.sqrt().div(bias_correction2_sqrt).add_(group["eps"])
+        addcdiv_(p, exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):

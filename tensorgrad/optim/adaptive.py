@@ -1,7 +1,8 @@
 """Per-coordinate adaptive learning rates: RMSprop, Adagrad, Adadelta."""
 
 from .._api.creation import full_like, zeros_like
-from .optimizer import Optimizer, addcdiv_, axpy_, check_nonnegative, step_tensor
+from .optimizer import (Optimizer, addcdiv_, apply_weight_decay, axpy_, check_nonnegative, new_state, step_tensor,
+                        value_of)
 
 
 class RMSprop(Optimizer):
@@ -19,36 +20,32 @@ class RMSprop(Optimizer):
                     "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _update(self, group):
+    def _init_state(self, p, group):
+        state = new_state(p, "square_avg")
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_like(p)
+        return state
+
+    def _update_param(self, p, grad, state, group):
         lr = group["lr"]
         alpha = group["alpha"]
-        eps = group["eps"]
         momentum = group["momentum"]
-        weight_decay = group["weight_decay"]
-        for p, grad in self._with_grads(group):
-            state = self.state[p]
-            if not state:
-                state["step"] = step_tensor()
-                state["square_avg"] = zeros_like(p)
-                if momentum > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
-            state["step"].add_(1)
-            if weight_decay != 0:
-                grad = grad.add(p, alpha=weight_decay)
-            square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-            if group["centered"]:
-                grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)
-                avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt_()
-            else:
-                avg = square_avg.sqrt()
-            avg = avg.add_(eps)
-            if momentum > 0:
-                buf = state["momentum_buffer"].mul_(momentum).addcdiv_(grad, avg)
-                axpy_(p, buf, -lr)
-            else:
-                addcdiv_(p, grad, avg, -lr)
+        state["step"].add_(1)
+        grad = apply_weight_decay(p, grad, group)
+        square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)
+            avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(group["eps"])
+        if momentum > 0:
+            buf = state["momentum_buffer"].mul_(momentum).addcdiv_(grad, avg)
+            axpy_(p, buf, -lr)
+        else:
+            addcdiv_(p, grad, avg, -lr)
 
 
 class Adagrad(Optimizer):
@@ -68,25 +65,19 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = step_tensor()
-                state["sum"] = full_like(p, initial_accumulator_value)
+                self.state[p] = self._init_state(p, group)
 
-    def _update(self, group):
-        lr = group["lr"]
-        weight_decay = group["weight_decay"]
-        for p, grad in self._with_grads(group):
-            state = self.state[p]
-            if not state:
-                state["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
-            step_t = state["step"].add_(1)
-            step = step_t.item()
-            if weight_decay != 0:
-                grad = grad.add(p, alpha=weight_decay)
-            clr = lr / (1 + (step - 1) * group["lr_decay"])
-            state_sum = state["sum"].addcmul_(grad, grad, value=1)
-            std = state_sum.sqrt().add_(group["eps"])
-            addcdiv_(p, grad, std, -clr)
+    def _init_state(self, p, group):
+        # the constructor's initial value, also for a parameter added or loaded later, as in PyTorch
+        return {"step": step_tensor(), "sum": full_like(p, self.defaults["initial_accumulator_value"])}
+
+    def _update_param(self, p, grad, state, group):
+        step = value_of(state["step"].add_(1))
+        grad = apply_weight_decay(p, grad, group)
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state_sum = state["sum"].addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(group["eps"])
+        addcdiv_(p, grad, std, -clr)
 
 
 class Adadelta(Optimizer):
@@ -102,23 +93,17 @@ class Adadelta(Optimizer):
                     "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _update(self, group):
-        lr = group["lr"]
+    def _init_state(self, p, group):
+        return new_state(p, "square_avg", "acc_delta")
+
+    def _update_param(self, p, grad, state, group):
         rho = group["rho"]
         eps = group["eps"]
-        weight_decay = group["weight_decay"]
-        for p, grad in self._with_grads(group):
-            state = self.state[p]
-            if not state:
-                state["step"] = step_tensor()
-                state["square_avg"] = zeros_like(p)
-                state["acc_delta"] = zeros_like(p)
-            state["step"].add_(1)
-            if weight_decay != 0:
-                grad = grad.add(p, alpha=weight_decay)
-            square_avg = state["square_avg"].mul_(rho).addcmul_(grad, grad, value=1 - rho)
-            std = square_avg.add(eps).sqrt_()
-            delta = state["acc_delta"].add(eps).sqrt_()
-            delta.div_(std).mul_(grad)
-            state["acc_delta"].mul_(rho).addcmul_(delta, delta, value=1 - rho)
-            axpy_(p, delta, -lr)
+        state["step"].add_(1)
+        grad = apply_weight_decay(p, grad, group)
+        square_avg = state["square_avg"].mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = state["acc_delta"].add(eps).sqrt_()
+        delta.div_(std).mul_(grad)
+        state["acc_delta"].mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        axpy_(p, delta, -group["lr"])

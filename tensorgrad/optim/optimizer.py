@@ -1,10 +1,12 @@
 """The Optimizer base class: parameter groups, per-parameter state, state dicts and hooks.
 
-Subclasses implement ``_update(group)``, which writes new parameter values in place for the
-parameters of ``group`` that have a gradient; ``step`` runs it under ``no_grad`` for every
-group, after evaluating the optional closure with grad enabled. The in-place updates follow
-PyTorch's single-tensor (CPU) algorithms operation by operation, so results agree with
-PyTorch's to float rounding.
+Subclasses implement their update rule as ``_update_param(p, grad, state, group)``, which moves
+one parameter in place, and say what state a parameter starts with in ``_init_state(p, group)``;
+``_update(group)`` runs the rule for each parameter of ``group`` that has a gradient (an optimizer
+whose state is not per parameter from the first step, such as SGD, overrides ``_update`` instead).
+``step`` runs ``_update`` under ``no_grad`` for every group, after evaluating the optional closure
+with grad enabled. The in-place updates follow PyTorch's single-tensor (CPU) algorithms operation
+by operation, so results agree with PyTorch's to float rounding.
 """
 
 import copy
@@ -13,14 +15,16 @@ import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
+import jax
 import numpy as np
 
 from .. import _dtype
 from .._autograd.grad_mode import enable_grad, no_grad
+from .._compile import note_optimizer
 from .._hooks import RemovableHandle
 from .._tensor import Tensor
 from .._typename import typename
-from .._api.creation import tensor as _tensor
+from .._api.creation import tensor as _tensor, zeros_like
 
 
 class _Required:
@@ -58,9 +62,41 @@ def check_nonnegative(**values):
             raise ValueError(f"Invalid {label}: {value}")
 
 
+def value_of(t):
+    """A state counter's value for the update's arithmetic: a Python number when run eagerly
+    (PyTorch's single-tensor CPU path does its scalar math in double precision); while
+    ``tensorgrad.compile`` traces the step, a float64 tensor, so that the count stays in the
+    compiled program instead of being frozen into it."""
+    if isinstance(t._cell.value, jax.core.Tracer):
+        return t.double()
+    return t.item()
+
+
 def step_tensor():
     """The float32 step counter PyTorch keeps in each parameter's state."""
     return _tensor(0.0, dtype=_dtype.float32)
+
+
+def new_state(p, *buffers):
+    """A parameter's first state: the ``step`` counter, then a zero tensor like ``p`` for each name
+    in ``buffers`` (in that order, which is PyTorch's order in the state dict)."""
+    state = {"step": step_tensor()}
+    for name in buffers:
+        state[name] = zeros_like(p)
+    return state
+
+
+def apply_weight_decay(p, grad, group, *, decoupled=False):
+    """The gradient with ``group["weight_decay"]`` applied: ``grad + weight_decay * p`` (L2), or with
+    ``decoupled=True`` (AdamW's rule) ``grad`` itself, after scaling ``p`` in place by
+    ``1 - lr * weight_decay``."""
+    weight_decay = group["weight_decay"]
+    if weight_decay == 0:
+        return grad
+    if decoupled:
+        p.mul_(1 - group["lr"] * weight_decay)
+        return grad
+    return grad.add(p, alpha=weight_decay)
 
 
 def _hooked(step):
@@ -215,6 +251,7 @@ class Optimizer:
         The closure (which re-evaluates the model and returns the loss) runs with grad enabled;
         the updates run under ``no_grad``.
         """
+        note_optimizer(self)
         loss = None
         if closure is not None:
             with enable_grad():
@@ -225,6 +262,21 @@ class Optimizer:
         return loss
 
     def _update(self, group):
+        """Update each parameter of ``group`` that has a gradient, creating its state first if it
+        has none."""
+        for p, grad in self._with_grads(group):
+            state = self.state[p]
+            if not state:
+                state.update(self._init_state(p, group))
+            self._update_param(p, grad, state, group)
+
+    def _init_state(self, p, group):
+        """The state ``p`` starts with, as a dict (none by default)."""
+        return {}
+
+    def _update_param(self, p, grad, state, group):
+        """The update rule: move ``p`` in place given its gradient (already negated with
+        ``maximize``), its state (updated in place) and its group's hyperparameters."""
         raise NotImplementedError
 
     def _with_grads(self, group):

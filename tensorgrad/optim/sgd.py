@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 
-from .optimizer import Optimizer, axpy_, check_nonnegative
+from .optimizer import Optimizer, apply_weight_decay, axpy_, check_nonnegative
 
 
 class SGD(Optimizer):
@@ -30,13 +30,12 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, group):
+        # SGD keeps per-parameter state (the momentum buffer) only with momentum, as PyTorch does
         lr = group["lr"]
         momentum = group["momentum"]
         dampening = group["dampening"]
-        weight_decay = group["weight_decay"]
         for p, grad in self._with_grads(group):
-            if weight_decay != 0:
-                grad = grad.add(p, alpha=weight_decay)
+            grad = apply_weight_decay(p, grad, group)
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")

@@ -90,18 +90,23 @@ class Module(StateDictMixin):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     # ------------------------------------------------------------------ registration
+    def _check_new_name(self, kind, registry, name):
+        """PyTorch's errors for registering ``name`` as a ``kind`` ("buffer" or "parameter") in the
+        dict attribute ``registry``."""
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError(f"{kind} name can't contain \".\"")
+        if name == "":
+            raise KeyError(f"{kind} name can't be empty string \"\"")
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name, tensor, persistent=True):
         """Register ``tensor`` as buffer ``name``; a persistent buffer is saved in ``state_dict``."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError("buffer name can't contain \".\"")
-        if name == "":
-            raise KeyError("buffer name can't be empty string \"\"")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -113,16 +118,7 @@ class Module(StateDictMixin):
 
     def register_parameter(self, name, param):
         """Register ``param`` (a Parameter or None) as parameter ``name``."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError("parameter name can't contain \".\"")
-        if name == "":
-            raise KeyError("parameter name can't be empty string \"\"")
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
             return
@@ -287,7 +283,7 @@ class Module(StateDictMixin):
             yield buf
 
     def _walk(self, target):
-        """The module at dotted path ``target`` and the last attribute name of the path."""
+        """The module at dotted path ``target`` (``""`` is this module)."""
         if target == "":
             return self
         module = self
@@ -302,21 +298,23 @@ class Module(StateDictMixin):
     def get_submodule(self, target):
         return self._walk(target)
 
-    def get_parameter(self, target):
+    def _owner(self, target):
+        """The module holding the attribute at dotted path ``target``, and the attribute's name."""
         module_path, _, name = target.rpartition(".")
         module = self._walk(module_path)
         if not hasattr(module, name):
             raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        return module, name
+
+    def get_parameter(self, target):
+        module, name = self._owner(target)
         param = getattr(module, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target):
-        module_path, _, name = target.rpartition(".")
-        module = self._walk(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        module, name = self._owner(target)
         if name not in module._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(module, name)

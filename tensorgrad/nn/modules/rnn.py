@@ -21,6 +21,14 @@ from .module import Module
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+def _reset_uniform(module):
+    """PyTorch's initialisation of recurrent layers and cells: every parameter uniform in
+    ``(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``."""
+    bound = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
+    for weight in module.parameters():
+        init.uniform_(weight, -bound, bound)
+
+
 class RNNBase(Module):
     """Shared construction and running of the multi-layer recurrent layers."""
 
@@ -95,9 +103,7 @@ class RNNBase(Module):
         """A no-op (there is no cuDNN weight buffer to compact)."""
 
     def reset_parameters(self):
-        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        _reset_uniform(self)
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
@@ -283,9 +289,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        _reset_uniform(self)
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"

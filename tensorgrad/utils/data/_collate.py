@@ -18,6 +18,15 @@ def _is_namedtuple(obj):
     return isinstance(obj, tuple) and hasattr(obj, "_fields")
 
 
+def _like(original, converted):
+    """``converted`` (a dict or a list) as the container type of ``original`` where that type can
+    be built from it, else as it is."""
+    try:
+        return type(original)(converted)
+    except TypeError:
+        return converted
+
+
 def default_convert(data):
     """Convert numpy arrays in a sample (recursively) to tensors; used when batching is off."""
     if isinstance(data, Tensor):
@@ -30,10 +39,7 @@ def default_convert(data):
         converted = {k: default_convert(v) for k, v in data.items()}
         if type(data) is dict:
             return converted
-        try:
-            return type(data)(converted)
-        except TypeError:
-            return converted
+        return _like(data, converted)
     if _is_namedtuple(data):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
@@ -72,10 +78,7 @@ def default_collate(batch):
         collated = {key: default_collate([d[key] for d in batch]) for key in elem}
         if type(elem) is dict:
             return collated
-        try:
-            return type(elem)(collated)
-        except TypeError:
-            return collated
+        return _like(elem, collated)
     if _is_namedtuple(elem):
         return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
@@ -85,8 +88,5 @@ def default_collate(batch):
         columns = [default_collate(samples) for samples in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
-        try:
-            return type(elem)(columns)
-        except TypeError:
-            return columns
+        return _like(elem, columns)
     raise TypeError(COLLATE_ERROR.format(type(elem)))

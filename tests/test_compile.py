@@ -1,0 +1,302 @@
+"""tensorgrad.compile: a compiled step leaves every tensor as the eager step leaves it."""
+
+import copy
+import warnings
+
+import jax
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+import tensorgrad.nn as nn
+import tensorgrad.nn.functional as F
+
+
+def _mlp(dropout=0.0, norm=False):
+    tg.manual_seed(0)
+    layers = [nn.Linear(4, 8)]
+    if norm:
+        layers.append(nn.BatchNorm1d(8))
+    layers += [nn.Tanh(), nn.Dropout(dropout), nn.Linear(8, 3)]
+    return nn.Sequential(*layers)
+
+
+def _batches(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return [(tg.tensor(rng.normal(size=(6, 4)).astype(np.float32)), tg.tensor(rng.integers(0, 3, 6)))
+            for _ in range(n)]
+
+
+def _twins(make_model, make_opt):
+    """The same model and optimizer twice: one to run eagerly, one compiled."""
+    model = make_model()
+    twin = copy.deepcopy(model)
+    return (model, make_opt(model.parameters())), (twin, make_opt(twin.parameters()))
+
+
+def _step_fn(model, opt, zero_inside=True):
+    def step(x, y):
+        if zero_inside:
+            opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def _assert_same(a, b, rtol=1e-6, atol=1e-7):
+    for (name, p), q in zip(a.state_dict().items(), b.state_dict().values()):
+        np.testing.assert_allclose(np.asarray(p._data), np.asarray(q._data), rtol=rtol, atol=atol, err_msg=name)
+
+
+OPTIMIZERS = {
+    "sgd": lambda ps: tg.optim.SGD(ps, lr=0.1),
+    "sgd_momentum_nesterov_wd": lambda ps: tg.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-2),
+    "adam": lambda ps: tg.optim.Adam(ps, lr=1e-2),
+    "adamw_amsgrad": lambda ps: tg.optim.AdamW(ps, lr=1e-2, amsgrad=True),
+    "rmsprop": lambda ps: tg.optim.RMSprop(ps, lr=1e-2, momentum=0.5),
+    "adagrad": lambda ps: tg.optim.Adagrad(ps, lr=1e-1, lr_decay=1e-2),
+    "nadam": lambda ps: tg.optim.NAdam(ps, lr=1e-2),
+    "radam": lambda ps: tg.optim.RAdam(ps, lr=1e-2),
+    "adamax": lambda ps: tg.optim.Adamax(ps, lr=1e-2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_training_steps_match_eager(name):
+    (m1, o1), (m2, o2) = _twins(_mlp, OPTIMIZERS[name])
+    eager = _step_fn(m1, o1)
+    compiled = tg.compile(_step_fn(m2, o2))
+    versions = [(p._version, q._version) for p, q in zip(m1.parameters(), m2.parameters())]
+    for x, y in _batches(5):
+        l1 = eager(x, y)
+        l2 = compiled(x, y)
+        np.testing.assert_allclose(l2.item(), l1.item(), rtol=1e-6)
+        if l2.grad_fn is not None and type(l2.grad_fn).__name__ == "CompiledFunctionBackward":
+            with pytest.raises(RuntimeError, match="second time"):
+                l2.backward()
+    _assert_same(m1, m2, rtol=1e-5, atol=1e-6)
+    for p, q, (v1, v2) in zip(m1.parameters(), m2.parameters(), versions):
+        np.testing.assert_allclose(np.asarray(q.grad._data), np.asarray(p.grad._data), rtol=1e-5, atol=1e-7)
+        assert q._version - v2 == p._version - v1 >= 5
+    assert "traced program 1" in compiled.explain()
+    assert compiled.explain().count("traced program") == 1, compiled.explain()
+
+
+def test_dropout_and_batchnorm_state_and_random_stream():
+    (m1, o1), (m2, o2) = _twins(lambda: _mlp(dropout=0.5, norm=True), OPTIMIZERS["sgd"])
+    eager = _step_fn(m1, o1)
+    compiled = tg.compile(_step_fn(m2, o2))
+    tg.manual_seed(5)
+    losses1 = [eager(x, y).item() for x, y in _batches(4)]
+    tg.manual_seed(5)
+    losses2 = [compiled(x, y).item() for x, y in _batches(4)]
+    np.testing.assert_allclose(losses2, losses1, rtol=1e-6)
+    _assert_same(m1, m2)
+    assert m2[1].num_batches_tracked.item() == 4
+    # the generator's key moves as the eager steps move it
+    tg.manual_seed(5)
+    [eager(x, y) for x, y in _batches(2)]
+    after_eager = tg.rand(2)
+    tg.manual_seed(5)
+    [compiled(x, y) for x, y in _batches(2)]
+    np.testing.assert_array_equal(np.asarray(tg.rand(2)._data), np.asarray(after_eager._data))
+
+
+def test_train_and_eval_modes_are_guarded():
+    model = _mlp(dropout=0.5, norm=True)
+    forward = tg.compile(lambda x: model(x).detach())
+    x, _ = _batches(1)[0]
+    model.eval()
+    expected = model(x)
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(forward(x)._data), np.asarray(expected._data), rtol=1e-6)
+    model.train()
+    forward(x)
+    forward(x)
+    model.eval()
+    expected = model(x)     # the running statistics moved in training mode
+    np.testing.assert_allclose(np.asarray(forward(x)._data), np.asarray(expected._data), rtol=1e-6)
+    assert forward.explain().count("traced program") == 2, forward.explain()
+
+
+def test_zero_grad_outside_and_accumulation_are_guarded():
+    (m1, o1), (m2, o2) = _twins(_mlp, OPTIMIZERS["sgd"])
+    eager = _step_fn(m1, o1, zero_inside=False)
+    compiled = tg.compile(_step_fn(m2, o2, zero_inside=False))
+    for k, (x, y) in enumerate(_batches(6)):
+        if k % 3 == 0:     # grads accumulate over three steps, then are cleared
+            o1.zero_grad()
+            o2.zero_grad()
+        eager(x, y)
+        compiled(x, y)
+        for p, q in zip(m1.parameters(), m2.parameters()):
+            np.testing.assert_allclose(np.asarray(q.grad._data), np.asarray(p.grad._data), rtol=1e-5, atol=1e-7)
+    _assert_same(m1, m2, rtol=1e-5, atol=1e-6)
+
+
+def test_changed_learning_rate_traces_again():
+    (m1, o1), (m2, o2) = _twins(_mlp, lambda ps: tg.optim.SGD(ps, lr=0.1, momentum=0.9))
+    s1 = tg.optim.lr_scheduler.StepLR(o1, step_size=2, gamma=0.5)
+    s2 = tg.optim.lr_scheduler.StepLR(o2, step_size=2, gamma=0.5)
+    eager = _step_fn(m1, o1)
+    compiled = tg.compile(_step_fn(m2, o2))
+    for x, y in _batches(6):
+        eager(x, y)
+        compiled(x, y)
+        s1.step()
+        s2.step()
+    _assert_same(m1, m2, rtol=1e-5, atol=1e-6)
+    assert compiled.explain().count("traced program") >= 2
+
+
+def test_compiled_module_forward_is_differentiable():
+    model = _mlp()
+    twin = copy.deepcopy(model)
+    compiled = tg.compile(twin)
+    assert repr(compiled).startswith("OptimizedModule(\n  (_orig_mod): Sequential(")
+    assert list(compiled.state_dict())[0] == "_orig_mod.0.weight"
+    for x, _ in _batches(3):
+        out1 = model(x)
+        out2 = compiled(x)
+        np.testing.assert_allclose(np.asarray(out2._data), np.asarray(out1._data), rtol=1e-6)
+        assert out2.requires_grad
+        (out1 ** 2).sum().backward()
+        (out2 ** 2).sum().backward()
+    assert type(out2.grad_fn).__name__ == "CompiledFunctionBackward"
+    for p, q in zip(model.parameters(), twin.parameters()):
+        np.testing.assert_allclose(np.asarray(q.grad._data), np.asarray(p.grad._data), rtol=1e-5, atol=1e-7)
+    with tg.no_grad():
+        assert not compiled(x).requires_grad
+
+
+def test_compiled_forward_with_input_gradient_and_detach():
+    def make():
+        w = tg.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        return w, lambda x: (w * x).tanh() * x.detach() + (w * 2).data * x
+
+    w1, f = make()
+    w2, g = make()
+    cg = tg.compile(g)
+    for k in range(3):
+        x1 = tg.tensor([0.3, 0.2, -0.1]) * (k + 1)
+        x1.requires_grad_()
+        x2 = x1.detach().clone().requires_grad_()
+        f(x1).sum().backward()
+        out = cg(x2)
+        out.sum().backward()
+        np.testing.assert_allclose(np.asarray(x2.grad._data), np.asarray(x1.grad._data), rtol=1e-6)
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    np.testing.assert_allclose(np.asarray(w2.grad._data), np.asarray(w1.grad._data), rtol=1e-6)
+
+
+class Cube(tg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x ** 2 + 1.0     # deliberately not the true derivative: it must be used
+
+
+@pytest.mark.parametrize("where", ["step", "forward"])
+def test_custom_function_inside_compile(where):
+    def run(w, x):
+        return Cube.apply(w * x).sum()
+
+    w1 = tg.tensor([1.0, 2.0], requires_grad=True)
+    w2 = w1.detach().clone().requires_grad_()
+    x = tg.tensor([0.5, -1.0])
+    if where == "step":
+        def step(w, x):
+            w.grad = None
+            run(w, x).backward()
+            return w.grad * 1
+        compiled = tg.compile(step)
+        for _ in range(3):
+            expected = step(w1, x)
+            got = compiled(w2, x)
+    else:
+        compiled = tg.compile(run)
+        for _ in range(3):
+            w1.grad = w2.grad = None
+            run(w1, x).backward()
+            compiled(w2, x).backward()
+        expected, got = w1.grad, w2.grad
+    np.testing.assert_allclose(np.asarray(got._data), np.asarray(expected._data), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(expected._data), [3 * 0.25 * 0.5 + 0.5, 3 * 4 * -1 - 1])
+
+
+def test_python_value_inside_step_runs_eagerly_with_a_warning():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    opt = tg.optim.SGD([w], lr=0.1)
+
+    def step():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    compiled = tg.compile(step)
+    assert compiled() == 5.0
+    with pytest.warns(UserWarning, match=r"test_compile.py:\d+ \(return loss.item\(\)\)"):
+        second = compiled()
+    assert abs(second - (0.8 ** 2 + 1.6 ** 2)) < 1e-6
+    assert not isinstance(w._cell.value, jax.core.Tracer)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled()      # warned once; later calls run eagerly quietly
+    np.testing.assert_allclose(np.asarray(w._data), np.asarray([1.0, 2.0]) * 0.8 ** 3, rtol=1e-6)
+    strict = tg.compile(step, fullgraph=True)
+    strict()
+    with pytest.raises(RuntimeError, match="fullgraph"):
+        strict()
+
+
+def test_failed_trace_restores_every_tensor():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    opt = tg.optim.SGD([w], lr=0.1, momentum=0.9)
+    calls = []
+
+    def step(x):
+        opt.zero_grad()
+        (w * x).sum().backward()
+        opt.step()
+        calls.append(1)
+        if len(calls) == 2:     # the second call, which traces, fails after every write
+            raise ValueError("step failed")
+        return w * 1
+
+    compiled = tg.compile(step)
+    compiled(tg.ones(2))
+    buf = opt.state[w]["momentum_buffer"]
+    before = [np.asarray(t._data).copy() for t in (w, w.grad, buf)] + [w._version, w.grad]
+    with pytest.raises(ValueError, match="step failed"):
+        compiled(tg.ones(2))
+    for t, old in zip((w, w.grad, buf), before):
+        assert not isinstance(t._cell.value, jax.core.Tracer)
+        np.testing.assert_array_equal(np.asarray(t._data), old)
+    assert w._version == before[3] and w.grad is before[4]
+    compiled(tg.ones(2))
+    np.testing.assert_allclose(np.asarray(w._data), [1 - 0.1 - 0.19, 2 - 0.1 - 0.19], rtol=1e-6)
+
+
+def test_compile_arguments_and_disable():
+    f = lambda x: x * 2  # noqa: E731
+    assert tg.compile(f, disable=True) is f
+    deco = tg.compile(mode="reduce-overhead")
+    g = deco(f)
+    np.testing.assert_array_equal(np.asarray(g(tg.ones(2))._data), [2.0, 2.0])
+    with pytest.raises(RuntimeError):
+        tg.compile(3)
+
+
+def test_compiled_step_inside_jax_jit_traces_through():
+    compiled = tg.compile(lambda x: x.sin() * 2)
+    out = jax.jit(lambda a: compiled(tg.from_jax(a)).jax())(jax.numpy.ones(2))
+    np.testing.assert_allclose(np.asarray(out), 2 * np.sin(np.ones(2)), rtol=1e-6)
