@@ -100,7 +100,9 @@ class _Recorder:
     def _touch(self, t):
         i = id(t)
         if not self.tracing:
-            self.touched[i] = weakref.ref(t)
+            ref = self.touched.get(i)
+            if ref is None or ref() is not t:   # ids of dead tensors are reused
+                self.touched[i] = weakref.ref(t)
             return
         self.touched[i] = t
         cell = t._cell
@@ -128,15 +130,25 @@ class _Recorder:
         rec = self
         _ACTIVE.append(self)
 
-        def data(t):
-            if id(t) not in rec.touched:
-                rec._touch(t)
-            return _DATA.fget(t)
+        touched = self.touched
+        if self.tracing:
+            def data(t):
+                if id(t) not in touched:
+                    rec._touch(t)
+                return _DATA.fget(t)
 
-        def write(t, value):
-            if id(t) not in rec.touched:
+            def write(t, value):
+                if id(t) not in touched:
+                    rec._touch(t)
+                _WRITE(t, value)
+        else:
+            def data(t):
                 rec._touch(t)
-            _WRITE(t, value)
+                return _DATA.fget(t)
+
+            def write(t, value):
+                rec._touch(t)
+                _WRITE(t, value)
 
         Tensor._data = property(data)
         Tensor._write = write
