@@ -167,16 +167,50 @@ def _zero_cotangent(aval):
     return np.zeros(shape, jax.dtypes.float0)
 
 
+class _ClosureWatch:
+    """Notes the tensors from outside a transformed function that it reads and that require
+    grad (the tensors it closes over), by wrapping ``Tensor._data`` while it runs."""
+
+    def __enter__(self):
+        self.found = {}
+        self.prev = Tensor.__dict__["_data"]
+        read = self.prev.fget
+        found = self.found
+
+        def data(t):
+            if t._rg or t._base is not None:
+                base = t if t._base is None else t._base
+                if base._rg and id(base) not in found and not isinstance(base._cell.value, jax.core.Tracer):
+                    found[id(base)] = base
+            return read(t)
+
+        Tensor._data = property(data)
+        return self
+
+    def __exit__(self, *exc):
+        Tensor._data = self.prev
+        return False
+
+
 def record_call(fn, args, name="CallJaxBackward0"):
     """``fn(*args)``, recorded on the tape as one node when an input Tensor requires grad.
 
     ``fn`` takes and returns pytrees with Tensors in them and must be traceable by JAX (Tensor
-    methods and tensorgrad functions are). Its gradient is ``jax.vjp`` of the whole call.
+    methods and tensorgrad functions are). Its gradient is ``jax.vjp`` of the whole call. Tensors
+    that ``fn`` closes over and that require grad are inputs of the node too (as in torch.func,
+    ``func.grad(lambda x: (x * w).sum())(x)`` depends on ``w``).
     """
     flat, treedef = jax.tree_util.tree_flatten(args, is_leaf=is_tensor)
     diff = [i for i, a in enumerate(flat) if isinstance(a, Tensor) and a.requires_grad and _inexact(a._data.dtype)]
-    if not (STATE.grad and diff):
+    if not STATE.grad or (STATE.functional and not diff):
         return fn(*args)
+    closures = []
+    if not diff:
+        with _ClosureWatch() as watch:
+            result = fn(*args)
+        if not watch.found:
+            return result
+        closures = list(watch.found.values())
     layout = {}
     arg_skeleton = skeleton(args)
 
@@ -184,8 +218,18 @@ def record_call(fn, args, name="CallJaxBackward0"):
         call = list(flat)
         for i, arr in zip(diff, arrays):
             call[i] = _wrap(arr)
-        with functional_scope():
-            result = fn(*reorder(jax.tree_util.tree_unflatten(treedef, call), arg_skeleton))
+        cells = [t._cell for t in closures]
+        saved = [(c.value, c.gen) for c in cells]
+        for c, arr in zip(cells, arrays[len(diff):]):
+            c.value = arr
+            c.gen += 1
+        try:
+            with functional_scope():
+                result = fn(*reorder(jax.tree_util.tree_unflatten(treedef, call), arg_skeleton))
+        finally:
+            for c, (value, gen) in zip(cells, saved):
+                c.value = value
+                c.gen = max(gen, c.gen) + 1
         out, out_tree = jax.tree_util.tree_flatten(result, is_leaf=is_tensor)
         layout["tree"] = out_tree
         layout["skeleton"] = skeleton(result)
@@ -193,10 +237,17 @@ def record_call(fn, args, name="CallJaxBackward0"):
         return [o._data for o in out if isinstance(o, Tensor)]
 
     primals = [flat[i]._data for i in diff]
-    outs, vjp_fn = jax.vjp(pure, *primals)
+    if closures or STATE.functional:
+        outs, vjp_fn = jax.vjp(pure, *primals, *[t._data for t in closures])
+    else:
+        with _ClosureWatch() as watch:
+            outs, vjp_fn = jax.vjp(pure, *primals)
+        if watch.found:
+            closures = list(watch.found.values())
+            outs, vjp_fn = jax.vjp(pure, *primals, *[t._data for t in closures])
     avals = tuple((o.shape, o.dtype) for o in outs)
-    edges = tuple(flat[i]._edge() for i in diff)
-    node = node_class(name, JaxCallNode)(edges, pure, primals, vjp_fn, avals)
+    edges = tuple(flat[i]._edge() for i in diff) + tuple(t._edge() for t in closures)
+    node = node_class(name, JaxCallNode)(edges, pure, primals + [t._data for t in closures], vjp_fn, avals)
     if STATE.anomaly:
         import traceback
         node._trace = traceback.format_stack()[:-2]

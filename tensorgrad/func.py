@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from ._autograd.grad_mode import STATE
-from ._bridge import functional_scope, record_call, is_tensor, tensors_to_arrays, skeleton, reorder
+from ._bridge import _ClosureWatch, functional_scope, record_call, is_tensor, tensors_to_arrays, skeleton, reorder
 from ._tensor import Tensor, _wrap
 from ._api import creation as _creation
 from ._functional_call import functional_call as functional_call, stack_module_state as stack_module_state
@@ -186,8 +186,15 @@ def vjp(func, *primals, has_aux=False):
             out, jax_vjp_fn, aux = jax.vjp(forward, *primals, has_aux=True)
         return reorder(_wrap_tree(out), layout["out"]), reorder(_wrap_tree(aux), layout["aux"]), jax_vjp_fn
 
-    out, aux, jax_vjp_fn = run(*primals)
-    recorded = STATE.grad and any(t.requires_grad for t in jax.tree_util.tree_leaves(primals, is_leaf=is_tensor))
+    closes_over = False
+    if STATE.grad and not STATE.functional:
+        with _ClosureWatch() as watch:
+            out, aux, jax_vjp_fn = run(*primals)
+        closes_over = bool(watch.found)
+    else:
+        out, aux, jax_vjp_fn = run(*primals)
+    recorded = STATE.grad and (closes_over or any(t.requires_grad for t in jax.tree_util.tree_leaves(
+        primals, is_leaf=is_tensor)))
 
     def vjp_fn(cotangents):
         _check_cotangents(out, cotangents)

@@ -571,3 +571,41 @@ def test_ensemble_and_per_sample_grads_with_tensorgrad_nn():
         ((model(x[i:i + 1]) - y[i]) ** 2).mean().backward()
         for k, p in model.named_parameters():
             np.testing.assert_allclose(_np(grads[k][i]), _np(p.grad), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["grad_scalar", "grad_with_arg", "jacrev", "vjp", "view_of_leaf", "non_leaf"])
+def test_closed_over_tensors_join_the_graph_as_in_torch_func(case, torch_):
+    """A transform's result depends on the tensors its function closes over, as in torch.func."""
+    torch = torch_
+
+    def program(lib, func):
+        w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        x = lib.tensor([0.3, 0.7, -1.1], requires_grad=case == "grad_with_arg")
+        if case in ("grad_scalar", "grad_with_arg"):
+            out = func.grad(lambda t: (t * w).sin().sum())(x)
+        elif case == "jacrev":
+            out = func.jacrev(lambda t: t * w ** 2)(x)
+        elif case == "vjp":
+            _, pull = func.vjp(lambda t: (t * w).exp(), x)
+            out = pull(lib.ones(3))[0]
+        elif case == "view_of_leaf":
+            out = func.grad(lambda t: (t * w[1:].repeat(2)[:3]).cos().sum())(x)
+        else:
+            h = w * 3
+            out = func.grad(lambda t: (t * h).sin().sum())(x)
+        assert out.requires_grad
+        (out * lib.tensor(2.0)).sum().backward()
+        return [out.detach(), w.grad] + ([x.grad] if case == "grad_with_arg" else [])
+
+    ours = program(tg, tg.func)
+    theirs = program(torch, torch.func)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(_np(a), b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_closed_over_tensors_without_grad_mode_stay_constants():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    with tg.no_grad():
+        out = tg.func.grad(lambda t: (t * w).sum())(tg.tensor([3.0, 4.0]))
+    assert not out.requires_grad
+    np.testing.assert_allclose(_np(out), [1.0, 2.0])
