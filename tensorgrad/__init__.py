@@ -61,6 +61,8 @@ from ._api.indexing import *  # noqa: F401,F403  (gather/scatter, index_*, maske
 from ._api.rearrange import *  # noqa: F401,F403  (repeat_interleave, roll, tril, meshgrid, unique, ...)
 from ._api.products import *  # noqa: F401,F403  (einsum, tensordot, kron, baddbmm, trace, cross, ...)
 from ._api.linalg import *  # noqa: F401,F403  (det, logdet, inverse, matrix_power, ...)
+from ._api.extra_ops import *  # noqa: F401,F403  (softmax, kthvalue, dist, renorm, *_scatter, cholesky, ...)
+from ._api.more_ops import *  # noqa: F401,F403  (cov, trapezoid, vander, gradient, put, histogram, isin, ...)
 from . import linalg as linalg
 from ._api.shape import (
     view as view, reshape as reshape, flatten as flatten, unflatten as unflatten, squeeze as squeeze,
@@ -80,6 +82,7 @@ from ._bridge import call_jax as call_jax, from_jax as from_jax, from_dlpack as 
 from . import func as func
 from . import testing as testing
 from . import nn as nn
+from . import special as special
 from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load

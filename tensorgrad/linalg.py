@@ -30,6 +30,7 @@ from ._api.linalg import (  # noqa: F401  (the public names of torch.linalg)
 )
 from ._api.products import multi_dot as multi_dot, linalg_cross as cross  # noqa: F401
 from ._api.math import matmul as matmul  # noqa: F401
+from ._api.more_ops import linalg_vander as vander  # noqa: F401
 from ._api.shape import diagonal as _diagonal
 
 

@@ -479,37 +479,10 @@ def test_function_in_transform_matches_tape():
     np.testing.assert_allclose(_np(g), _np(x.grad), rtol=1e-6)
 
 
-class _SquareWithJvp(tg.autograd.Function):
-    """x ** 2 with a deliberately wrong jvp (100 x t), so that the test sees which rule ran."""
+def _square_with_jvp(lib):
+    """x ** 2 with a deliberately wrong jvp (100 x t), so that a test sees which rule ran."""
 
-    @staticmethod
-    def forward(x):
-        return x ** 2
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_forward(inputs[0])
-        ctx.save_for_backward(inputs[0])
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return 2 * x * g
-
-    @staticmethod
-    def jvp(ctx, t):
-        (x,) = ctx.saved_tensors
-        return 100 * x * t
-
-
-class _SquareNoJvp(_SquareWithJvp):
-    jvp = tg.autograd.Function.jvp
-
-
-def test_forward_mode_uses_the_functions_jvp_as_pytorch():
-    torch = pytest.importorskip("torch")
-
-    class TorchSquare(torch.autograd.Function):
+    class SquareWithJvp(lib.autograd.Function):
         @staticmethod
         def forward(x):
             return x ** 2
@@ -529,6 +502,19 @@ def test_forward_mode_uses_the_functions_jvp_as_pytorch():
             (x,) = ctx.saved_tensors
             return 100 * x * t
 
+    return SquareWithJvp
+
+
+_SquareWithJvp = _square_with_jvp(tg)
+
+
+class _SquareNoJvp(_SquareWithJvp):
+    jvp = tg.autograd.Function.jvp
+
+
+def test_forward_mode_uses_the_functions_jvp_as_pytorch():
+    torch = pytest.importorskip("torch")
+    TorchSquare = _square_with_jvp(torch)
     out, tangent = tg.func.jvp(_SquareWithJvp.apply, (tg.tensor([3.0, -1.0]),), (tg.tensor([1.0, 2.0]),))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)     # torch.func.jvp's own torch.jit.script use

@@ -851,3 +851,84 @@ def test_recurrent_layer_op_gradients_match_finite_differences_without_torch(mod
         return apply(rnn_ops.rnn_layer, tuple(full), (kind, reverse))
 
     assert tg.autograd.gradcheck(layer, tuple(args[i] for i in live))
+
+
+# ---------------------------------------------------------------- the remaining losses and alpha dropout
+
+_MORE_LOSSES = [
+    ("PoissonNLLLoss", {}, {"log_input": False, "full": True, "eps": 1e-6, "reduction": "sum"}),
+    ("GaussianNLLLoss", {}, {"full": True, "eps": 1e-3, "reduction": "none"}),
+    ("SoftMarginLoss", {}, {"reduction": "sum"}),
+    ("HingeEmbeddingLoss", {}, {"margin": 0.5, "reduction": "none"}),
+    ("MultiLabelMarginLoss", {}, {"reduction": "none"}),
+    ("MultiLabelSoftMarginLoss", {}, {"reduction": "sum"}),
+    ("MultiMarginLoss", {}, {"p": 2, "margin": 0.5, "reduction": "none"}),
+]
+
+
+def _loss_inputs(m, name):
+    rng = np.random.default_rng(3)
+    x = m.tensor(rng.uniform(0.2, 2.0, (3, 4)), dtype=m.float64, requires_grad=True)
+    pm = m.tensor(np.where(rng.random((3, 4)) > 0.5, 1.0, -1.0), dtype=m.float64)
+    if name == "PoissonNLLLoss":
+        return x, m.tensor(rng.uniform(0.5, 3.0, (3, 4)), dtype=m.float64)
+    if name == "GaussianNLLLoss":
+        return x, pm, m.tensor(rng.uniform(0.5, 2.0, (3, 4)), dtype=m.float64)
+    if name == "MultiLabelMarginLoss":
+        return x, m.tensor([[3, 0, -1, 1], [1, -1, 2, 2], [0, 1, 2, 3]])
+    if name == "MultiLabelSoftMarginLoss":
+        return x, (pm > 0).to(m.float64)
+    if name == "MultiMarginLoss":
+        return x, m.tensor([1, 3, 0])
+    return x, pm
+
+
+@pytest.mark.parametrize("name, args, kwargs", _MORE_LOSSES, ids=[c[0] for c in _MORE_LOSSES])
+def test_more_loss_modules_match_torch(name, args, kwargs):
+    torch = pytest.importorskip("torch")
+    for kw in ({}, kwargs):
+        ours_mod, theirs_mod = getattr(tg.nn, name)(**kw), getattr(torch.nn, name)(**kw)
+        assert repr(ours_mod) == repr(theirs_mod)
+        ours_in, theirs_in = _loss_inputs(tg, name), _loss_inputs(torch, name)
+        ours, theirs = ours_mod(*ours_in), theirs_mod(*theirs_in)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+        ours.sum().backward()
+        theirs.sum().backward()
+        np.testing.assert_allclose(ours_in[0].grad.numpy(), theirs_in[0].grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_multi_margin_loss_module_checks_p_and_weight():
+    with pytest.raises(ValueError):
+        tg.nn.MultiMarginLoss(p=3)
+    w = tg.tensor([1.0, 2.0, 0.5, 1.0], dtype=tg.float64)
+    loss = tg.nn.MultiMarginLoss(weight=w)
+    assert "weight" in dict(loss.named_buffers())
+
+
+@pytest.mark.parametrize("cls", ["AlphaDropout", "FeatureAlphaDropout"])
+def test_alpha_dropout_modules(cls):
+    torch = pytest.importorskip("torch")
+    assert repr(getattr(tg.nn, cls)(0.2, inplace=True)) == repr(getattr(torch.nn, cls)(0.2, inplace=True))
+    assert repr(getattr(tg.nn, cls)()) == repr(getattr(torch.nn, cls)())
+    with pytest.raises(ValueError):
+        getattr(tg.nn, cls)(1.5)
+    tg.manual_seed(0)
+    layer = getattr(tg.nn, cls)(0.3)
+    x = tg.randn(400, 50, 2, requires_grad=True)
+    y = layer(x)
+    assert type(y.grad_fn).__name__ == "AddBackward0"
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "MulBackward0"
+    # SELU statistics are kept: zero mean and unit variance stay (roughly) so
+    vals = y.detach().numpy()
+    assert abs(vals.mean()) < 0.05 and abs(vals.std() - 1.0) < 0.05
+    # dropped entries all take the same value a * (-alpha) + b
+    a = 1.0 / np.sqrt((1.7580993408473766 ** 2 * 0.3 + 1) * 0.7)
+    dropped = -1.7580993408473766 * a + 1.7580993408473766 * a * 0.3
+    frac = np.isclose(vals, dropped).mean()
+    assert 0.25 < frac < 0.35
+    if cls == "FeatureAlphaDropout":
+        same = np.isclose(vals, dropped).all(axis=2) | ~np.isclose(vals, dropped).any(axis=2)
+        assert same.all()  # whole channels drop together
+    layer.eval()
+    assert layer(x) is x

@@ -385,6 +385,7 @@ PAD_SHAPE_ERRORS = (Err((arr(2, 3),), {"pad": (1,)}), Err((arr(2, 3),), {"pad": 
                     Err((arr(2, 3),), {"pad": (1, 1), "mode": "foo"}),
                     Err((arr(2, 3),), {"pad": (3, 3), "mode": "reflect"}),
                     Err((arr(1, 2, 3),), {"pad": (4, 4), "mode": "circular"}),
+                    Err((arr(1, 2, 3),), {"pad": (-2, -2), "mode": "circular"}),
                     Err((arr(3),), {"pad": (1, 1), "mode": "reflect"}),
                     Err((arr(2, 3),), {"pad": (1, 1), "mode": "reflect", "value": 1.0}),
                     Err((arr(2, 3),), {"pad": (-4, 1)}))
@@ -394,10 +395,9 @@ SPATIAL = [
        configs(case((2, 3), pad=(1, 2)), case((2, 3), pad=(1, 0, -1, 2), value=1.5),
                case((1, 3, 3), pad=(1, 2, 2, 1), mode="reflect"),
                case((2, 3), pad=(2, 1), mode="replicate"), case((1, 2, 3), pad=(1, 0, 2, -1), mode="replicate"),
-               case((1, 3, 3), pad=(1, 1, 0, 2), mode="circular")),
-       dtypes=ALL, errors=PAD_SHAPE_ERRORS,
-       xfail={("grad_fn", 5): "circular padding is one op here; PyTorch builds it from slice copies (CopySlices "
-                              "over SliceBackward0/CopySlices), so only the top node's name matches"}),
+               case((1, 3, 3), pad=(1, 1, 0, 2), mode="circular"),
+               case((1, 2, 3), pad=(-1, 2), mode="circular")),
+       dtypes=ALL, errors=PAD_SHAPE_ERRORS),
     Op("interpolate", fn("interpolate"),
        configs(case((1, 2, 3, 3), scale_factor=2), case((1, 1, 5), size=7), case((1, 1, 5), size=3),
                case((1, 1, 4), scale_factor=1.5, mode="nearest-exact"),

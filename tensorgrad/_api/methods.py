@@ -18,6 +18,8 @@ from . import rearrange as _rearrange
 from . import linalg as _linalg
 from . import products as _products
 from . import reductions as _reductions
+from . import extra_ops as _extra_ops
+from . import more_ops as _more_ops
 
 
 def tensor_repr(t):
@@ -144,7 +146,8 @@ for _name, _fn in METHODS.items():
 for _name, _fn in I.INPLACE.items():
     setattr(Tensor, _name + "_", _fn)
 # the op-breadth modules keep their own tables (methods, and in-place twins by attribute name)
-for _module in (_extra_math, _reductions, _indexing, _rearrange, _products, _linalg):
+for _module in (_extra_math, _reductions, _indexing, _rearrange, _products, _linalg, _extra_ops,
+                _more_ops):
     for _name, _fn in _module.METHODS.items():
         setattr(Tensor, _name, _dim_method(_fn))
     for _name, _fn in _module.INPLACE.items():

@@ -228,13 +228,16 @@ def _align(t, sub, out):
 
 
 def _einsum_single(t, sub, out, full):
-    while len(set(sub)) != len(sub):
-        # a repeated subscript is a diagonal (which the view puts last)
-        c = next(c for c in sub if sub.count(c) > 1)
-        i = sub.index(c)
-        j = sub.index(c, i + 1)
-        t = S.diagonal(t, 0, i, j)
-        sub = sub[:i] + sub[i + 1:j] + sub[j + 1:] + c
+    # As PyTorch, a subscript met again is a diagonal taken there and then, moved back to the
+    # subscript's first place (DiagonalBackward0, then PermuteBackward0)
+    labels = ""
+    for c in sub:
+        if c in labels:
+            i = labels.index(c)
+            t = S.movedim(S.diagonal(t, 0, i, len(labels)), -1, i)
+        else:
+            labels += c
+    sub = labels
     kept = [sub.index(c) for c in out]
     summed = [k for k in range(len(sub)) if sub[k] not in out]
     p = apply(V.permute, (t,), (tuple(kept + summed),))

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._ops import linalg as L
 from .._ops import scan as SC
+from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import tensor as _tensor_factory
 from .math import (_dims, _named, _correction, _sum_dtype, as_operand, isnan, logical_not, logical_xor, nansum,
@@ -191,59 +192,67 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    """PyTorch's ``quantile_compute``, node for node: sort along the last axis (after moving
+    ``dim`` there), view as the output shape plus that axis, gather the ranks below (and above,
+    then ``lerp_``), and move the quantiles first with in-place view ops. Messages say
+    ``quantile()`` for ``nanquantile`` too, as PyTorch's."""
     if input.dtype not in (_dtype.float32, _dtype.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
     if scalar_q:
         if not 0 <= q <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
         qt = _tensor_factory([float(q)], dtype=input.dtype)
     else:
         if q.ndim > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q.dtype is not input.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         qv = _host(q)
         if qv is not None and qv.size and (qv.min() < 0 or qv.max() > 1):
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        scalar_q = q.ndim == 0
         qt = q.reshape(-1)
-    if input.numel() == 0 and dim is None:
-        raise IndexError(f"{name}() input tensor must be non-empty")
-    x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else _dim_of(input, dim)
-    if x.ndim == 0:
-        x = x.reshape(1)
-    s = sort(x, d).values
-    lower, upper, weight = apply(SC.quantile_ranks, (s.detach(), qt.detach()),
-                                 (d, interpolation, ignore_nan))
-    nq = qt.shape[0]
-    spread = S.expand(S.unsqueeze(s, 0), (nq,) + tuple(s.shape))
-    if interpolation in ("lower", "higher", "nearest"):
-        out = gather(spread, d + 1, lower)  # the ranks are whole: no interpolation
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    shape = tuple(input.shape)
+    if dim is None:
+        s = sort(S.flatten(input)).values
+        reduced = (1,) * len(shape) if keepdim else ()
     else:
-        out = lerp(gather(spread, d + 1, lower), gather(spread, d + 1, upper), weight)
-    # out: (nq, ..., 1 at dim, ...); PyTorch puts the quantiles first
-    if keepdim:
-        if dim is None:
-            out = out.reshape((nq,) + (1,) * input.ndim)
-        return apply(L.squeeze_copy, (out,), (0,)) if scalar_q else out
-    drop = (0, d + 1) if scalar_q else (d + 1,)
-    return apply(L.squeeze_copy, (out,), (drop,))
+        d = _dim_of(input, dim)
+        x = input if d == input.ndim - 1 else S.transpose(S.unsqueeze(input, -1), d, -1)
+        s = sort(x).values
+        if keepdim and shape:
+            reduced = shape[:d] + (1,) + shape[d + 1:]
+        else:
+            reduced = shape[:d] + shape[d + 1:]
+    s = S.view(s, reduced + (s.shape[-1],))
+    # (lower, upper, weight), each of shape reduced + (len(q),)
+    lower, upper, weight = apply(SC.quantile_ranks, (s.detach(), qt.detach()), (interpolation, ignore_nan))
+    out = gather(s, -1, lower)
+    if interpolation in ("linear", "midpoint"):
+        out = lerp(out, gather(s, -1, upper), weight)
+    if scalar_q:
+        return apply(L.squeeze_copy, (out,), (out.ndim - 1,))
+    out = apply(SH.unsqueeze_copy, (out,), (0,))
+    out = apply(SH.transpose_copy, (out,), (0, out.ndim - 1))
+    return apply(L.squeeze_copy, (out,), (out.ndim - 1,))
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The ``q``-quantiles (a number or a 1-D tensor) over all entries or along ``dim``; NaN
     anywhere in a slice makes its quantiles NaN."""
-    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+    return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """``quantile`` over the non-NaN entries of each slice."""
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 # ---------------------------------------------------------------- searching and counting

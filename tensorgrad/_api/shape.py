@@ -55,11 +55,14 @@ def view(input, *shape):
 
 
 def reshape(input, *shape):
-    """A view where the layout allows one (as ``view``), else a copy (as PyTorch)."""
+    """As PyTorch: a ``view`` of a contiguous tensor, a ``_reshape_alias`` view of another one
+    whose layout allows it, else a copy (``_unsafe_view`` of a clone)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
+    if input._view is None or _strides.is_contiguous(input):
+        return apply(V.view, (input,), (shape,))
     if not _strides.can_view(input, shape):
         return apply(S.reshape_copy, (clone(input),), (shape,))
-    return apply(V.view, (input,), (shape,))
+    return apply(V.reshape_alias, (input,), (shape,))
 
 
 def view_as(input, other):

@@ -63,9 +63,19 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
                 size, stride = 1, (target[i + 1] * new_strides[i + 1] if i + 1 < len(target) else 1)
             new_strides[i] = stride if size == target[i] else 0
         shape, strides = list(target), new_strides
-    elif name == "view":
+    elif name in ("view", "reshape_alias"):
         strides = list(view_strides(shape, strides, cfg[0]) or contiguous_strides(cfg[0]))
         shape = list(cfg[0])
+    elif name == "unfold":
+        dim, size, step = cfg
+        if not shape:
+            shape, strides = [size], [1]
+        else:
+            inner = strides[dim]
+            shape[dim] = (shape[dim] - size) // step + 1
+            strides[dim] = inner * step
+            shape.append(size)
+            strides.append(inner)
     elif name == "diagonal":
         off, d1, d2 = cfg
         n = max(min(shape[d1], shape[d2] - off) if off >= 0 else min(shape[d1] + off, shape[d2]), 0)

@@ -245,8 +245,25 @@ reflection_pad3d = op("reflection_pad3d", grad_fn="ReflectionPad3DBackward0")(_p
 replication_pad1d = op("replication_pad1d", grad_fn="ReplicationPad1DBackward0")(_pad_mode("edge"))
 replication_pad2d = op("replication_pad2d", grad_fn="ReplicationPad2DBackward0")(_pad_mode("edge"))
 replication_pad3d = op("replication_pad3d", grad_fn="ReplicationPad3DBackward0")(_pad_mode("edge"))
-# PyTorch builds circular padding from slice copies into a new tensor: its node is CopySlices
-circular_pad = op("circular_pad", grad_fn="CopySlices", saves="none")(_pad_mode("wrap"))
+@op("circular_pad", grad_fn="CopySlices", saves="none")
+def circular_pad(x, *, pads):
+    """PyTorch's ``_pad_circular``, copy for copy (so negative amounts give its values, which
+    are not a crop of the wrapped tensor): the input, cropped where a pad is negative, goes
+    into a new array; then, last axis first, each positive side is copied from the other
+    end of that array. ``pads``: ``(low, high)`` per axis, first axis first."""
+    out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pads))
+    dst = tuple(slice(max(lo, 0), n - max(hi, 0)) for n, (lo, hi) in zip(out_shape, pads))
+    src = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(x.shape, pads))
+    out = jnp.zeros(out_shape, x.dtype).at[dst].set(x[src])
+    for axis in reversed(range(x.ndim)):
+        lo, hi = pads[axis]
+        n = out_shape[axis]
+        lead = (slice(None),) * axis
+        if lo > 0:
+            out = out.at[lead + (slice(0, lo),)].set(out[lead + (slice(n - lo - max(hi, 0), n - max(hi, 0)),)])
+        if hi > 0:
+            out = out.at[lead + (slice(n - hi, n),)].set(out[lead + (slice(max(lo, 0), max(lo, 0) + hi),)])
+    return out
 
 
 # ---------------------------------------------------------------- resampling

@@ -217,23 +217,22 @@ def mode(x, *, dim, keepdim):
 
 
 @op("quantile_ranks", differentiable=False)
-def quantile_ranks(sorted_x, q, *, dim, interpolation, ignore_nan):
-    """Positions and weights for ``quantile``: ``(lower, upper, weight)`` per quantile in q.
+def quantile_ranks(sorted_x, q, *, interpolation, ignore_nan):
+    """Positions and weights for ``quantile``: ``(lower, upper, weight)``.
 
-    ``sorted_x`` is sorted along ``dim`` (NaN last); outputs have a leading quantile axis and
-    keep ``dim`` with size 1, ready for ``gather`` and ``lerp``.
+    ``sorted_x`` is sorted along its last axis (NaN last); the outputs replace that axis by
+    one entry per quantile in ``q``, ready for ``gather(-1)`` and ``lerp``.
     """
-    n = sorted_x.shape[dim]
+    n = sorted_x.shape[-1]
     nans = jnp.isnan(sorted_x)
     if ignore_nan:
-        last = jnp.maximum(jnp.sum(~nans, axis=dim, keepdims=True) - 1, 0).astype(q.dtype)
+        last = jnp.maximum(jnp.sum(~nans, axis=-1, keepdims=True) - 1, 0).astype(q.dtype)
     else:
         last = jnp.asarray(n - 1, q.dtype)
-    q = q.reshape((-1,) + (1,) * sorted_x.ndim)
     ranks = q * last
     if not ignore_nan:
         # any NaN in the slice makes the quantile NaN: point at the last (NaN) entry
-        ranks = jnp.where(jnp.any(nans, axis=dim, keepdims=True), last, ranks)
+        ranks = jnp.where(jnp.any(nans, axis=-1, keepdims=True), last, ranks)
     if interpolation == "lower":
         ranks = jnp.floor(ranks)
     elif interpolation == "higher":
@@ -245,7 +244,7 @@ def quantile_ranks(sorted_x, q, *, dim, interpolation, ignore_nan):
     weight = ranks - lower
     if interpolation == "midpoint":
         weight = jnp.full_like(ranks, 0.5)
-    shape = (q.shape[0],) + sorted_x.shape[:dim] + (1,) + sorted_x.shape[dim + 1:]
+    shape = sorted_x.shape[:-1] + q.shape
     lower = jnp.broadcast_to(_i64(lower), shape)
     upper = jnp.broadcast_to(_i64(upper), shape)
     return lower, upper, jnp.broadcast_to(weight.astype(sorted_x.dtype), shape)

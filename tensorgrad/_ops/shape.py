@@ -75,6 +75,18 @@ def reshape_copy(x, *, shape):
     return jnp.reshape(x, shape)
 
 
+# PyTorch's in-place view ops (``unsqueeze_``, ``transpose_``) on an intermediate no one else
+# holds: a new array here, with the node name of PyTorch's in-place overload
+@op("unsqueeze_copy", grad_fn="UnsqueezeBackward1", saves="none")
+def unsqueeze_copy(x, *, dim):
+    return jnp.expand_dims(x, dim)
+
+
+@op("transpose_copy", grad_fn="TransposeBackward1", saves="none")
+def transpose_copy(x, *, dim0, dim1):
+    return jnp.swapaxes(x, dim0, dim1)
+
+
 @op("flip", saves="none")
 def flip(x, *, dims):
     return jnp.flip(x, dims)

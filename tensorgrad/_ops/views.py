@@ -69,6 +69,12 @@ def view(x, *, shape):
     return jnp.reshape(x, shape)
 
 
+# ``reshape`` of a non-contiguous tensor whose layout allows a view (PyTorch's _reshape_alias)
+@op("reshape_alias", grad_fn="ReshapeAliasBackward0", is_view=True, saves="none")
+def reshape_alias(x, *, shape):
+    return jnp.reshape(x, shape)
+
+
 @op("diagonal", is_view=True, saves="none")
 def diagonal(x, *, offset, dim1, dim2):
     return jnp.diagonal(x, offset, dim1, dim2)

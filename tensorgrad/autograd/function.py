@@ -366,22 +366,37 @@ def _apply_tape(cls, args, recording):
     return results[0] if single else tuple(results)
 
 
+def _forward_on(cls, args, positions, arrays, state):
+    """Run the Function's forward with ``arrays`` (tracers) in place of its tensor arguments;
+    returns ``(ctx, outputs)`` and notes in ``state["layout"]`` which outputs are tensors."""
+    call_args = list(args)
+    for i, arr in zip(positions, arrays):
+        call_args[i] = _wrap(arr)
+    ctx = _new_ctx(cls, tuple(call_args))
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and _is_float(a) for a in call_args)
+    output = _run_forward(cls, ctx, tuple(call_args))
+    single = not isinstance(output, tuple)
+    outputs = (output,) if single else output
+    state["layout"] = (single, tuple(None if isinstance(o, Tensor) else o for o in outputs),
+                       tuple(isinstance(o, Tensor) for o in outputs))
+    return ctx, outputs
+
+
+def _outputs_from(arrays, state):
+    """The Function's results: its tensor outputs over ``arrays``, its other outputs as returned."""
+    single, others, is_tensor = state["layout"]
+    arrays = list(arrays)
+    results = [_wrap(arrays.pop(0)) if flag else other for other, flag in zip(others, is_tensor)]
+    return results[0] if single else tuple(results)
+
+
 def _apply_custom_vjp(cls, args):
     """The Function as a ``jax.custom_vjp`` of its tensor inputs (inside JAX transforms)."""
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     state = {}
 
     def run(arrays):
-        call_args = list(args)
-        for i, arr in zip(positions, arrays):
-            call_args[i] = _wrap(arr)
-        ctx = _new_ctx(cls, tuple(call_args))
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and _is_float(a) for a in call_args)
-        output = _run_forward(cls, ctx, tuple(call_args))
-        single = not isinstance(output, tuple)
-        outputs = (output,) if single else output
-        state["layout"] = (single, tuple(None if isinstance(o, Tensor) else o for o in outputs),
-                           tuple(isinstance(o, Tensor) for o in outputs))
+        ctx, outputs = _forward_on(cls, args, positions, arrays, state)
         for o in outputs:
             if isinstance(o, Tensor) and id(o) in {id(t) for t in ctx.dirty_tensors}:
                 o._bump()
@@ -421,12 +436,7 @@ def _apply_custom_vjp(cls, args):
         return tuple(out)
 
     primal.defvjp(fwd, bwd)
-    outs = list(primal(*[args[i]._data for i in positions]))
-    single, others, is_tensor = state["layout"]
-    results = []
-    for other, flag in zip(others, is_tensor):
-        results.append(_wrap(outs.pop(0)) if flag else other)
-    return results[0] if single else tuple(results)
+    return _outputs_from(primal(*[args[i]._data for i in positions]), state)
 
 
 def _apply_custom_jvp(cls, args):
@@ -436,15 +446,7 @@ def _apply_custom_jvp(cls, args):
     layout = {}
 
     def run(arrays):
-        call_args = list(args)
-        for i, arr in zip(positions, arrays):
-            call_args[i] = _wrap(arr)
-        ctx = _new_ctx(cls, tuple(call_args))
-        output = _run_forward(cls, ctx, tuple(call_args))
-        single = not isinstance(output, tuple)
-        outputs = (output,) if single else output
-        layout["layout"] = (single, tuple(None if isinstance(o, Tensor) else o for o in outputs),
-                            tuple(isinstance(o, Tensor) for o in outputs))
+        ctx, outputs = _forward_on(cls, args, positions, arrays, layout)
         return ctx, tuple(o._data for o in outputs if isinstance(o, Tensor))
 
     @jax.custom_jvp
@@ -470,10 +472,7 @@ def _apply_custom_jvp(cls, args):
                                f"gradients (expected {len(outs)}, got {len(tangent_out)})")
         return outs, tuple(tangent_out)
 
-    outs = list(primal(*[args[i]._data for i in positions]))
-    single, others, is_tensor = layout["layout"]
-    results = [_wrap(outs.pop(0)) if flag else other for other, flag in zip(others, is_tensor)]
-    return results[0] if single else tuple(results)
+    return _outputs_from(primal(*[args[i]._data for i in positions]), layout)
 
 
 def once_differentiable(fn):

@@ -4,6 +4,7 @@ Every function takes PyTorch's arguments and defaults, raises PyTorch's errors, 
 the ``grad_fn`` nodes PyTorch records. The implementations live in ``nn/_functional``.
 """
 
+from .._api.more_ops import _rrelu
 from ._functional.activation import (
     relu as relu, relu_ as relu_, relu6 as relu6, hardtanh as hardtanh, hardtanh_ as hardtanh_,
     leaky_relu as leaky_relu, leaky_relu_ as leaky_relu_, elu as elu, elu_ as elu_, selu as selu,
@@ -43,3 +44,20 @@ from ._functional.loss import (
     triplet_margin_loss as triplet_margin_loss, pairwise_distance as pairwise_distance,
     cosine_similarity as cosine_similarity,
 )
+from ._functional.loss_extra import (
+    poisson_nll_loss as poisson_nll_loss, gaussian_nll_loss as gaussian_nll_loss,
+    soft_margin_loss as soft_margin_loss, hinge_embedding_loss as hinge_embedding_loss,
+    multilabel_margin_loss as multilabel_margin_loss, multilabel_soft_margin_loss as multilabel_soft_margin_loss,
+    multi_margin_loss as multi_margin_loss, alpha_dropout as alpha_dropout,
+    feature_alpha_dropout as feature_alpha_dropout,
+)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """``x`` above 0; below, ``x`` times a slope drawn from ``U(lower, upper)`` (training) or
+    ``(lower + upper) / 2`` (eval)."""
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return _rrelu(input, lower, upper, training, True)

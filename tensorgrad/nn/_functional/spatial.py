@@ -4,6 +4,9 @@ import math
 import warnings
 
 from ... import _dtype
+from ..._api import creation as C
+from ..._api import shape as S
+from ..._autograd.grad_mode import STATE
 from ..._ops import nn as N
 from ..._ops import nn_conv as NC
 from ..._tensor import apply, _wrap_dim
@@ -73,12 +76,48 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(
                 f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
                 f"({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "circular":
+            if lo > n or hi > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
     if input.dtype is _dtype.bool_ and mode != "circular":
         raise not_implemented(f"{_NON_CONSTANT[mode][1]}{k}d", input.dtype)
-    op = NC.circular_pad if mode == "circular" else _PAD_OPS[mode, k]
-    return apply(op, (input,), (pairs,))
+    if mode == "circular":
+        if STATE.grad and not STATE.inference and input.requires_grad:
+            return _circular_copies(input, pad)
+        return apply(NC.circular_pad, (input,), (pairs,))
+    return apply(_PAD_OPS[mode, k], (input,), (pairs,))
+
+
+def _circular_copies(input, pad):
+    """PyTorch's ``_pad_circular``, whose graph is its slice copies (CopySlices over
+    SliceBackward0 nodes): the input (cropped where a pad is negative) copied into a new
+    tensor, then each padded side copied from the opposite edge of that tensor, last axis
+    first. Without a graph to record, the one ``circular_pad`` op gives the same values."""
+    shape = tuple(input.shape)
+    k = len(pad) // 2
+    lead = input.ndim - k
+    out_shape = list(shape)
+    for i in range(k):
+        out_shape[lead + i] = shape[lead + i] + pad[2 * (k - i - 1)] + pad[2 * (k - i - 1) + 1]
+    out = C.empty(tuple(out_shape), dtype=input.dtype, device=input.device)
+    out_part, in_part = out, input
+    for i in range(k):
+        dim = k - i + lead - 1
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_part = S._slice(out_part, dim, max(lo, 0), out_shape[dim] - max(hi, 0), 1)
+        in_part = S._slice(in_part, dim, max(-lo, 0), shape[dim] - max(-hi, 0), 1)
+    S.copy_(out_part, in_part)
+    for i in range(k):
+        dim = k - i + lead - 1
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = out_shape[dim]
+        if lo > 0:
+            S.copy_(S._slice(out, dim, 0, lo, 1), S._slice(out, dim, n - lo - max(hi, 0), n - max(hi, 0), 1))
+        if hi > 0:
+            S.copy_(S._slice(out, dim, n - hi, n, 1), S._slice(out, dim, max(lo, 0), max(lo, 0) + hi, 1))
+    return out
 
 
 # ---------------------------------------------------------------- interpolate

@@ -13,7 +13,7 @@ from .activation import (
     Tanh as Tanh, Softsign as Softsign, LogSigmoid as LogSigmoid, Tanhshrink as Tanhshrink, Softplus as Softplus,
     Hardshrink as Hardshrink, Softshrink as Softshrink, Hardtanh as Hardtanh, Threshold as Threshold,
     PReLU as PReLU, GLU as GLU, Softmax as Softmax, LogSoftmax as LogSoftmax, Softmin as Softmin,
-    Softmax2d as Softmax2d,
+    Softmax2d as Softmax2d, RReLU as RReLU,
 )
 from .conv import (
     Conv1d as Conv1d, Conv2d as Conv2d, Conv3d as Conv3d, ConvTranspose1d as ConvTranspose1d,
@@ -39,6 +39,12 @@ from .loss import (
     SmoothL1Loss as SmoothL1Loss, KLDivLoss as KLDivLoss, MarginRankingLoss as MarginRankingLoss,
     CosineEmbeddingLoss as CosineEmbeddingLoss, TripletMarginLoss as TripletMarginLoss,
     CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance,
+)
+from .loss_extra import (
+    PoissonNLLLoss as PoissonNLLLoss, GaussianNLLLoss as GaussianNLLLoss, SoftMarginLoss as SoftMarginLoss,
+    HingeEmbeddingLoss as HingeEmbeddingLoss, MultiLabelMarginLoss as MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss, MultiMarginLoss as MultiMarginLoss,
+    AlphaDropout as AlphaDropout, FeatureAlphaDropout as FeatureAlphaDropout,
 )
 from .rnn import (
     RNNBase as RNNBase, RNN as RNN, LSTM as LSTM, GRU as GRU, RNNCellBase as RNNCellBase, RNNCell as RNNCell,
