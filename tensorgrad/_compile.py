@@ -46,7 +46,6 @@ tensor([0.7000, 1.7000], requires_grad=True)
 import functools
 import gc
 import os
-import sys
 import traceback
 import warnings
 import weakref

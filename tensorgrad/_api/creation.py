@@ -10,7 +10,6 @@ import numpy as np
 from .. import _dtype
 from .._device import to_device
 from .._tensor import Size, Tensor, _wrap
-from .._autograd.grad_mode import STATE
 
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 

@@ -8,7 +8,7 @@ from .._ops import elementwise as E
 from .._ops.registry import OpDef
 from .._ops import views as _views
 from . import strides as _strides
-from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
+from .._tensor import Tensor, apply, check_inplace, commit_inplace
 from . import math as M
 from . import shape as S
 from .creation import _key

@@ -717,7 +717,7 @@ def _check_mm(a, b, name):
 
 def mm(input, mat2, *, out=None):
     if input.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _check_mm(input, mat2, "mm")
@@ -726,7 +726,7 @@ def mm(input, mat2, *, out=None):
 
 def bmm(input, mat2, *, out=None):
     if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
     _check_mm(input, mat2, "bmm")
     return apply(L.bmm, (input, mat2))
 

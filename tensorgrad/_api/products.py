@@ -79,7 +79,7 @@ def cross(input, other, dim=None, *, out=None):
             "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)", UserWarning, stacklevel=2)
         sizes = [k for k, s in enumerate(input.shape) if s == 3]
         if not sizes:
-            raise RuntimeError(f"no dimension of size 3 in input")
+            raise RuntimeError("no dimension of size 3 in input")
         dim = sizes[0]
     return linalg_cross(input, other, dim=dim)
 
@@ -103,7 +103,7 @@ def _scaled_product(op, name, bias, a, b, beta, alpha):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
     if batch1.ndim != 3 or batch2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
     b, n, k = batch1.shape
     if tuple(batch2.shape[:2]) != (b, k):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
@@ -115,7 +115,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     if batch1.ndim != 3 or batch2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
     if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch1.shape[0]}, "
                            f"{batch1.shape[2]}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")

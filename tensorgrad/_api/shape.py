@@ -13,7 +13,7 @@ from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
 from .math import result_type, as_operand
 from . import strides as _strides
-from .creation import parse_size, _finish
+from .creation import _finish
 
 
 # ---------------------------------------------------------------- views

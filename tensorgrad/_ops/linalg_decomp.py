@@ -6,7 +6,6 @@ symmetric gradient: the input passes through ``_sym_grad``, which keeps its valu
 symmetrizes what flows back.
 """
 
-import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.scipy import linalg as jsl

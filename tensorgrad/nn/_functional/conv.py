@@ -39,7 +39,6 @@ def _positive(values, what):
 def _same_padding(input, weight, stride, dilation):
     """PyTorch's padding='same': total ``dilation * (k - 1)`` per axis, the odd unit on the
     right, added by an explicit pad (ConstantPadNdBackward0) when the two sides differ."""
-    nd = len(stride)
     if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     left = []

@@ -12,7 +12,7 @@ import warnings
 from ..._api.creation import zeros
 from ..._api.shape import cat, stack
 from ..._ops import rnn as _rnn
-from ..._tensor import Tensor, apply
+from ..._tensor import apply
 from .. import functional as F
 from .. import init
 from ._factory import new_param, optional_param
