@@ -255,6 +255,12 @@ def pow_tensor_samples(make):
 
 # ====================================================================== calling helpers
 
+def masked_fill_view_(m, x, v):
+    y = x * 1
+    y[:, 1:].masked_fill_(m.tensor([True, False]), v)
+    return y
+
+
 def setitem_basic(m, x, v):
     y = x.clone()
     y[0, 1:] = v
@@ -575,6 +581,9 @@ def _shape_rows():
         Op("masked_fill", lambda m, x, mask: x.masked_fill(mask, 0.5),
            with_index((2, 3), np.array([True, False, True])),
            errors=(Err((arr(2, 3), arr(3, dtype="int64")), note="integer mask"),)),
+        Op("masked_fill_tensor", lambda m, x, v: x.masked_fill(m.tensor([True, False, True]), v), two_of((2, 3), ()),
+           errors=(Err((arr(2, 3), arr(2)), note="value is not 0-d"),)),
+        Op("masked_fill_tensor_view_", masked_fill_view_, two_of((2, 3), ())),
         Op("setitem_basic", setitem_basic, two_of((2, 3), (2,))),
         Op("setitem_advanced", lambda m, x, v: setitem_advanced(m, x, m.tensor([1, 0]), v), two_of((3, 2), (2,))),
         Op("setitem_mask", setitem_mask, samples_of((2, 3))),

@@ -681,7 +681,7 @@ def masked_fill(input, mask, value):
         if value.ndim != 0:
             raise RuntimeError(
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s).")
-        return where(mask, value.to(input.dtype), input)
+        return apply(E.masked_fill_tensor, (input, mask, value))
     return apply(E.masked_fill, (input, mask, value))
 
 

@@ -322,3 +322,9 @@ def zero(x):
 @op("masked_fill", grad_fn="MaskedFillBackward0", no_slot=(1,), scalar_slots=False)
 def masked_fill(x, mask, value):
     return jnp.where(mask, jnp.asarray(value, x.dtype), x)
+
+
+# the value a 0-d tensor: its gradient is the sum of the gradient over the filled places
+@op("masked_fill_tensor", grad_fn="MaskedFillBackward1", no_slot=(1,))
+def masked_fill_tensor(x, mask, value):
+    return jnp.where(mask, value.astype(x.dtype), x)
