@@ -1,6 +1,6 @@
 """One MLP training step (forward, cross-entropy, backward, SGD with momentum) per call, timed
-five ways in the same run: PyTorch eager, tensorgrad eager, tensorgrad.compile, tensorgrad.func
-and one hand-written jax.jit step. Prints each time per step and the ratios to PyTorch and to
+in the same run: PyTorch eager, tensorgrad eager, tensorgrad.compile, tensorgrad.func (alone and
+under tensorgrad.compile) and one hand-written jax.jit step. Prints each time per step and the ratios to PyTorch and to
 jax.jit.
 
 Run: python benchmarks/compile_bench.py [steps]
@@ -53,9 +53,8 @@ def main(steps=200):
     base = ways.make_model()
     tg_sync = lambda t: jax.block_until_ready(t.jax() if isinstance(t, tg.Tensor) else t)  # noqa: E731
     times = {}
-    for name, make in (("tensorgrad eager", ways.eager_step),
-                       ("tensorgrad.compile", lambda m, o: tg.compile(ways.eager_step(m, o))),
-                       ("tensorgrad.func", ways.func_step)):
+    for name, make in ways.STEPS.items():
+        name = "tensorgrad eager" if name == "eager" else name
         model = copy.deepcopy(base)
         opt = tg.optim.SGD(model.parameters(), lr=ways.LR, momentum=ways.MOMENTUM)
         n = steps if name != "tensorgrad.func" else max(20, steps // 10)

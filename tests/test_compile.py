@@ -353,3 +353,16 @@ def test_larger_models_match_eager(case):
         assert compiled(x, y).item() == pytest.approx(expected, rel=1e-5)
     _assert_same(m1, m2, rtol=1e-4, atol=1e-6)
     assert compiled.explain().splitlines()[1:] == ["traced program 1: second call"], compiled.explain()
+
+
+def test_four_ways_example_gives_the_same_losses(capsys):
+    import pathlib
+    import runpy
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "train_four_ways.py"
+    results = runpy.run_path(str(path), run_name="not_main")["main"](8)
+    assert set(results) == {"eager", "tensorgrad.compile", "tensorgrad.func", "func + compile", "jax.jit"}
+    reference = results["eager"][0]
+    for losses, _ in results.values():
+        np.testing.assert_allclose(losses, reference, rtol=1e-4, atol=1e-5)
+    assert reference[-1] < reference[0]
+    assert "all 5 give the same losses" in capsys.readouterr().out
