@@ -62,8 +62,6 @@ from ._tensor import Tensor, _wrap
 
 __all__ = ["compile", "CompiledFunction"]
 
-_DATA = Tensor.__dict__["_data"]
-_WRITE = Tensor.__dict__["_write"]
 _CELL_INIT = Cell.__init__
 _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError)
@@ -129,25 +127,28 @@ class _Recorder:
         rec = self
         _ACTIVE.append(self)
 
+        # what is installed now (another watcher's accessors, or Tensor's own), restored on exit
+        self._prev = (Tensor.__dict__["_data"], Tensor.__dict__["_write"], Tensor.__dict__["_grad"])
+        read, store = self._prev[0].fget, self._prev[1]
         touched = self.touched
         if self.tracing:
             def data(t):
                 if id(t) not in touched:
                     rec._touch(t)
-                return _DATA.fget(t)
+                return read(t)
 
             def write(t, value):
                 if id(t) not in touched:
                     rec._touch(t)
-                _WRITE(t, value)
+                store(t, value)
         else:
             def data(t):
                 rec._touch(t)
-                return _DATA.fget(t)
+                return read(t)
 
             def write(t, value):
                 rec._touch(t)
-                _WRITE(t, value)
+                store(t, value)
 
         Tensor._data = property(data)
         Tensor._write = write
@@ -170,9 +171,7 @@ class _Recorder:
         return self
 
     def __exit__(self, *exc):
-        Tensor._data = _DATA
-        Tensor._write = _WRITE
-        Tensor._grad = None
+        Tensor._data, Tensor._write, Tensor._grad = self._prev
         Cell.__init__ = _CELL_INIT
         if self.tracing:
             from .nn.modules.module import Module
