@@ -13,18 +13,10 @@ import pytest
 import tensorgrad as tg
 from tensorgrad.utils import data as tgdata
 
-try:
-    import torch
+from oracle import _oracle, torch  # noqa: F401  (the autouse fixture that skips without PyTorch)
+
+if torch is not None:
     from torch.utils import data as tdata
-except ImportError:  # the oracle is optional: only the tests that do not need it run
-    torch = tdata = None
-
-
-@pytest.fixture(autouse=True)
-def _oracle(request):
-    """Differential tests need PyTorch; tests named ``..._without_torch`` run without it."""
-    if torch is None and not request.node.name.split("[")[0].endswith("_without_torch"):
-        pytest.skip("PyTorch (the oracle) is not installed")
 
 Point = collections.namedtuple("Point", "x y")
 

@@ -12,17 +12,7 @@ import pytest
 
 import tensorgrad as tg
 
-try:
-    import torch
-except ImportError:  # the oracle is optional: only the tests that do not need it run
-    torch = None
-
-
-@pytest.fixture(autouse=True)
-def _oracle(request):
-    """Differential tests need PyTorch; tests named ``..._without_torch`` run without it."""
-    if torch is None and not request.node.name.split("[")[0].endswith("_without_torch"):
-        pytest.skip("PyTorch (the oracle) is not installed")
+from oracle import _oracle, torch  # noqa: F401  (the autouse fixture that skips without PyTorch)
 
 RNG = np.random.default_rng(0)
 SHAPES = [(3, 4), (4,)]

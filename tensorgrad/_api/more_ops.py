@@ -156,22 +156,35 @@ def _integrand(name, y, x, dx):
         _need_tensor(name, "x", x, 2)
 
 
+def _no_bool(name, y, x):
+    if x is not None and (y.dtype is _dtype.bool_ or x.dtype is _dtype.bool_):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+    if x is None and y.dtype is _dtype.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
+def _pair_sums(y, d):
+    """``y[i] + y[i + 1]`` along ``d``."""
+    return M.add(_slice(y, d, 0, -1), _slice(y, d, 1))
+
+
+def _spacing(name, dx):
+    dx = 1 if dx is None else dx
+    _check_dx(name, dx)
+    return dx
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoidal rule, at points ``x`` or spacing ``dx``."""
     _integrand("trapezoid", y, x, dx)
     d = _wrap_dim(dim, y.ndim)
     if y.shape[d] == 0:
         return C.zeros(tuple(y.shape[:d]) + tuple(y.shape[d + 1:]), dtype=y.dtype)
+    _no_bool("trapezoid", y, x)
     if x is not None:
-        if y.dtype is _dtype.bool_ or x.dtype is _dtype.bool_:
-            raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
         step = _sample_points("trapezoid", y, x, d)
-        pairs = M.add(_slice(y, d, 0, -1), _slice(y, d, 1))
-        return _sdiv(M.sum(M.mul(pairs, step), d), 2.0)
-    if y.dtype is _dtype.bool_:
-        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
-    dx = 1 if dx is None else dx
-    _check_dx("trapezoid", dx)
+        return _sdiv(M.sum(M.mul(_pair_sums(y, d), step), d), 2.0)
+    dx = _spacing("trapezoid", dx)
     ends = _smul(M.add(S.select(y, d, 0), S.select(y, d, -1)), 0.5)
     return _smul(M.sub(M.sum(y, d), ends), float(dx))
 
@@ -185,19 +198,12 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral of ``y`` along ``dim`` (one entry fewer than ``y``)."""
     _integrand("cumulative_trapezoid", y, x, dx)
     d = _wrap_dim(dim, y.ndim)
+    _no_bool("cumulative_trapezoid", y, x)
     if x is not None:
-        if y.dtype is _dtype.bool_ or x.dtype is _dtype.bool_:
-            raise RuntimeError("cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not "
-                               "supported")
         step = _sample_points("cumulative_trapezoid", y, x, d)
-        pairs = M.add(_slice(y, d, 0, -1), _slice(y, d, 1))
-        return _sdiv(M.cumsum(M.mul(pairs, step), d), 2.0)
-    if y.dtype is _dtype.bool_:
-        raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
-    dx = 1 if dx is None else dx
-    _check_dx("cumulative_trapezoid", dx)
-    pairs = M.add(_slice(y, d, 0, -1), _slice(y, d, 1))
-    return M.cumsum(_smul(pairs, dx / 2.0), d)
+        return _sdiv(M.cumsum(M.mul(_pair_sums(y, d), step), d), 2.0)
+    dx = _spacing("cumulative_trapezoid", dx)
+    return M.cumsum(_smul(_pair_sums(y, d), dx / 2.0), d)
 
 
 # ---------------------------------------------------------------- Vandermonde matrices

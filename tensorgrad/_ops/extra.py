@@ -15,6 +15,7 @@ from jax.scipy import special as jsp
 from . import linalg_decomp as LD
 from .nn_loss import reduce
 from .registry import op
+from .special import x_times_log
 
 
 # ---------------------------------------------------------------- margin losses
@@ -97,19 +98,7 @@ i1e = _unary("special_i1e", jsp.i1e, "SpecialI1EBackward0")
 erfcx = _unary("special_erfcx", jsp.erfcx, "SpecialErfcxBackward0")
 
 
-@jax.custom_jvp
-def _xlog1py(x, y):
-    out = x * jnp.log1p(y)
-    return jnp.where((x == 0) & ~jnp.isnan(y), jnp.zeros_like(out), out)
-
-
-@_xlog1py.defjvp
-def _xlog1py_jvp(primals, tangents):
-    # PyTorch: d/dx = log1p(y) where x != 0 (else 0), d/dy = x / (1 + y)
-    x, y = primals
-    dx, dy = tangents
-    dlog = jnp.where(x != 0, jnp.log1p(y), jnp.zeros_like(y))
-    return _xlog1py(x, y), dlog * dx + x / (1 + y) * dy
+_xlog1py = x_times_log(jnp.log1p, lambda y: 1 + y)
 
 
 @op("special_xlog1py", grad_fn="SpecialXlog1PyBackward0")

@@ -257,19 +257,26 @@ def copysign_scalar(a, b, *, dtype):
     return _copysign(_c(a, dtype), _c(b, dtype))
 
 
-@jax.custom_jvp
-def _xlogy(x, y):
-    out = x * jnp.log(y)
-    return jnp.where((x == 0) & ~jnp.isnan(y), jnp.zeros_like(out), out)
+def x_times_log(log, log_denominator):
+    """``x * log(y)`` as PyTorch's xlogy/xlog1py: 0 where ``x == 0`` (unless ``y`` is NaN);
+    d/dx = ``log(y)`` where ``x != 0``, else 0; d/dy = ``x / log_denominator(y)`` (``log``'s
+    derivative is ``1 / log_denominator``)."""
+    @jax.custom_jvp
+    def f(x, y):
+        out = x * log(y)
+        return jnp.where((x == 0) & ~jnp.isnan(y), jnp.zeros_like(out), out)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        x, y = primals
+        dx, dy = tangents
+        dlog = jnp.where(x != 0, log(y), jnp.zeros_like(y))
+        return f(x, y), dlog * dx + x / log_denominator(y) * dy
+
+    return f
 
 
-@_xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    # PyTorch: d/dx = xlogy(x != 0, y), d/dy = x / y
-    x, y = primals
-    dx, dy = tangents
-    dlogy = jnp.where(x != 0, jnp.log(y), jnp.zeros_like(y))
-    return _xlogy(x, y), dlogy * dx + x / y * dy
+_xlogy = x_times_log(jnp.log, lambda y: y)
 
 
 @op("xlogy")

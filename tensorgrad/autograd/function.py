@@ -22,6 +22,14 @@ from .._tensor import Tensor, _wrap, _version_error
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
 
+def _check_saved(tensors, message):
+    """PyTorch's TypeError (``message(position, value)``) for the first saved value that is
+    neither a Tensor nor None."""
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(message(i, t))
+
+
 class FunctionCtx:
     """What ``forward``/``setup_context`` may tell ``backward`` through ``ctx``."""
 
@@ -34,18 +42,14 @@ class FunctionCtx:
 
     def save_for_forward(self, *tensors):
         """Keep ``tensors`` (or None) for ``jvp``, which reads them as ``ctx.saved_tensors``."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(
-                    f"save_for_forward expects all arguments to be tensors; but got {type(t).__name__} at {i}")
+        _check_saved(tensors, lambda i, t: (
+            f"save_for_forward expects all arguments to be tensors; but got {type(t).__name__} at {i}"))
         self.for_forward = tensors
 
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` (or None) for backward; read them back as ``ctx.saved_tensors``."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(
-                    f"save_for_backward can only save variables, but argument {i} is of type {type(t).__name__}")
+        _check_saved(tensors, lambda i, t: (
+            f"save_for_backward can only save variables, but argument {i} is of type {type(t).__name__}"))
         self.to_save = tensors
 
     def mark_dirty(self, *tensors):

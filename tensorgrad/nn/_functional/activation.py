@@ -257,24 +257,37 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _dropout(input, p, training, inplace, feature):
-    """Multiply by a fixed mask of 0 and ``1 / (1 - p)``; ``feature`` draws one value per
-    (sample, channel), the first two axes. Returns ``input`` itself when nothing drops."""
+def nothing_to_drop(input, p, training, feature):
+    """True when a dropout returns ``input`` itself (not training, ``p == 0``, empty input);
+    feature dropout needs at least two dimensions."""
     if not training or p == 0.0 or input.numel() == 0:
-        return input
+        return True
     if feature and input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return False
+
+
+def keep_mask(input, p, feature):
+    """A random boolean mask of the kept entries (probability ``1 - p``); ``feature`` draws one
+    value per (sample, channel), the first two axes. Floating inputs only, as in PyTorch."""
+    if input.dtype.kind != _dtype.FLOAT:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
+    shape = tuple(input.shape)
+    if feature:
+        shape = shape[:2] + (1,) * (len(shape) - 2)
+    return jax.random.bernoulli(C._key(None), 1.0 - p, shape)
+
+
+def _dropout(input, p, training, inplace, feature):
+    """Multiply by a fixed mask of 0 and ``1 / (1 - p)``. Returns ``input`` itself when nothing
+    drops."""
+    if nothing_to_drop(input, p, training, feature):
+        return input
     d = input._data.dtype
     if p == 1.0:
         mask = _wrap(jnp.zeros((), d))
-    elif input.dtype.kind != _dtype.FLOAT:
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
     else:
-        shape = tuple(input.shape)
-        if feature:
-            shape = shape[:2] + (1,) * (len(shape) - 2)
-        keep = jax.random.bernoulli(C._key(None), 1.0 - p, shape)
-        mask = _wrap(keep.astype(d) * jnp.asarray(1.0 / (1.0 - p), d))
+        mask = _wrap(keep_mask(input, p, feature).astype(d) * jnp.asarray(1.0 / (1.0 - p), d))
     if inplace:
         return input.mul_(mask)
     return M.mul(input, mask)

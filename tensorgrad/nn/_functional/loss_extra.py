@@ -8,7 +8,6 @@ losses and alpha dropout are composed from ordinary ops, here as in PyTorch, so 
 
 import math
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -20,7 +19,7 @@ from ..._autograd.grad_mode import no_grad
 from ..._ops import extra as E
 from ..._tensor import apply, _wrap
 from ._util import is_tracer, not_implemented, or_absent, reduction_of
-from .activation import _check_p, logsigmoid
+from .activation import _check_p, keep_mask, logsigmoid, nothing_to_drop
 from .loss import _broadcast_shape, _no_grad_argument, _reduce
 
 
@@ -188,20 +187,13 @@ _ALPHA = 1.7580993408473766
 def _alpha_dropout(input, p, training, inplace, feature):
     """SELU-preserving dropout: dropped entries go to the negative saturation value and an
     affine map keeps the mean and variance (``input * a*mask + b``, as PyTorch composes it)."""
-    if not training or p == 0.0 or input.numel() == 0:
+    if nothing_to_drop(input, p, training, feature):
         return input
-    if feature and input.ndim < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     d = input._data.dtype
     if p == 1.0:
         zero = _wrap(jnp.zeros((), d))
         return input.mul_(zero) if inplace else M.mul(input, zero)
-    if input.dtype.kind != _dtype.FLOAT:
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
-    shape = tuple(input.shape)
-    if feature:
-        shape = shape[:2] + (1,) * (len(shape) - 2)
-    keep = jax.random.bernoulli(C._key(None), 1.0 - p, shape).astype(d)
+    keep = keep_mask(input, p, feature).astype(d)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     b = _wrap((keep - 1) * jnp.asarray(_ALPHA * a, d) + jnp.asarray(_ALPHA * a * p, d))
     noise = _wrap(keep * jnp.asarray(a, d))
