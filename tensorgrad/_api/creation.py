@@ -473,7 +473,8 @@ def _float_dtype(dtype):
 def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     d = _float_dtype(dtype)
-    arr = jax.random.uniform(_key(generator), parse_size(size, _size_keyword("rand", kw), "rand"), d.np)
+    shape = parse_size(size, _size_keyword("rand", kw), "rand")
+    arr = jax.random.uniform(_key(generator), shape, d.np)
     return _finish(arr, None, device, requires_grad)
 
 
@@ -481,7 +482,8 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_g
 def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     d = _float_dtype(dtype)
-    arr = jax.random.normal(_key(generator), parse_size(size, _size_keyword("randn", kw), "randn"), d.np)
+    shape = parse_size(size, _size_keyword("randn", kw), "randn")
+    arr = jax.random.normal(_key(generator), shape, d.np)
     return _finish(arr, None, device, requires_grad)
 
 

@@ -17,7 +17,7 @@ from .._autograd.grad_mode import STATE
 from .._tensor import Tensor, apply, _wrap_dim, _C_TYPE
 from .creation import tensor as _tensor_factory
 from . import strides as _strides
-from .surface import declare
+from .surface import declare, out_with
 
 
 _NUMBERS = (int, float, bool, complex, np.number, np.bool_)
@@ -527,7 +527,7 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
-@declare("where", method=True, out=True)
+@declare("where", method=True, out=out_with("input", "other", tensors=True))
 def where(condition, input=None, other=None):
     """``where(c, x, y)`` picks from x where c is true; ``where(c)`` is ``nonzero(c, as_tuple=True)``."""
     if input is None and other is None:
@@ -566,7 +566,7 @@ def _sum_dtype(d, dtype):
     return _dtype.int64 if d.kind <= _dtype.INT else d
 
 
-@declare("sum", method=True, out=True)
+@declare("sum", method=True, out=out_with("dim"))
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim == 0):
@@ -593,7 +593,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return apply(R.mean_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
 
 
-@declare("prod", method=True, out=True)
+@declare("prod", method=True, out=out_with("dim"))
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
     if dim is None:

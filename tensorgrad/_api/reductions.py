@@ -21,7 +21,7 @@ from .extra_math import lerp
 from .inplace import inplace_of
 from .indexing import gather, _host, _host_sized
 from . import shape as S
-from .surface import declare
+from .surface import declare, out_with
 
 
 def _require_float(name, input, what="expected input to have floating point or complex dtype but got"):
@@ -148,8 +148,10 @@ def sort(input, dim=-1, descending=False, stable=None):
     return _named("sort")(*apply(op, (input,), (d, bool(descending))))
 
 
-@declare("argsort", method=True, out=True)
-def argsort(input, dim=-1, descending=False, stable=False):
+@declare("argsort", method=True, out=out_with("stable"))
+def argsort(input, dim=-1, descending=False, stable=None):
+    """The indices that sort ``input`` along ``dim``; the sort is always stable, so ties keep
+    their order whatever ``stable`` says (``stable=None`` is PyTorch's overload without it)."""
     return apply(SC.argsort, (input,), (_dim_of(input, dim), bool(descending)))
 
 
@@ -187,11 +189,11 @@ def _median(op_all, op_dim, name):
 
 
 median = _median(SC.median, SC.median_dim, "median")
-declare("median", method=True, out=True)(median)
+declare("median", method=True, out=out_with("dim"))(median)
 median.__doc__ = """The lower median: of all entries (ties share the gradient), or along ``dim``
 as ``(values, indices)``. NaN propagates."""
 nanmedian = _median(SC.nanmedian, SC.nanmedian_dim, "nanmedian")
-declare("nanmedian", method=True, out=True)(nanmedian)
+declare("nanmedian", method=True, out=out_with("dim"))(nanmedian)
 nanmedian.__doc__ = """The lower median of the non-NaN entries (see ``median``)."""
 
 

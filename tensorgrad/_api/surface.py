@@ -86,7 +86,8 @@ def declare(*names, method=False, inplace=False, inplace_of=None, out=False, num
         in-place names, or ``False``.
       inplace_of: ``(fn, name) -> method``, the maker of the in-place twins (default: the
         generic one, which checks the result's shape and dtype against ``self``).
-      out: the functions take ``out=`` (as PyTorch's signature does).
+      out: the functions take ``out=`` (as PyTorch's signature does); ``out_with(...)`` where
+        only some of PyTorch's overloads take it (``torch.sum`` takes ``out=`` with a ``dim``).
       numpy_names: accept ``axis``/``keepdims``/... (PyTorch's native functions do; its
         Python-level ones, such as ``torch.norm`` or ``torch.split``, do not).
       factory: a creation function: with ``out=`` and no ``dtype``, ``out``'s dtype is used.
@@ -151,6 +152,27 @@ def _public(decl, name, renames):
 
 
 # ---------------------------------------------------------------- out=
+
+class out_with:
+    """``out=`` is accepted only when the parameters ``names`` are given (not None), and, with
+    ``tensors=True``, are Tensors: PyTorch's ``out=`` overload of ``sum`` needs ``dim``, that of
+    ``where`` needs tensor ``input`` and ``other``."""
+
+    def __init__(self, *names, tensors=False):
+        self.names = names
+        self.tensors = tensors
+
+    def __call__(self, arguments):
+        for name in self.names:
+            value = arguments.get(name)
+            if value is None or (self.tensors and not isinstance(value, Tensor)):
+                return False
+        return True
+
+    def describe(self):
+        kind = "Tensor " if self.tensors else ""
+        return ", ".join(f"{kind}{name}" for name in self.names)
+
 
 OUT_REQUIRES_GRAD = ("{}(): functions with out=... arguments don't support automatic differentiation, but one of "
                      "the arguments requires grad.")
@@ -225,6 +247,12 @@ def write_out(name, decl, args, kwargs, out):
     outs = out if isinstance(out, (tuple, list)) else (out,)
     if STATE.grad and any(t._rg for t in inputs + [o for o in outs if isinstance(o, Tensor)]):
         raise RuntimeError(OUT_REQUIRES_GRAD.format(name))
+    if decl.out is not True:
+        bound = inspect.signature(decl.fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if not decl.out(bound.arguments):
+            raise TypeError(f"{name}() received an invalid combination of arguments: out= is accepted only with "
+                            f"{decl.out.describe()} given")
     if decl.factory and kwargs.get("dtype") is None and isinstance(out, Tensor):
         kwargs = dict(kwargs, dtype=out.dtype)
     result = decl.fn(*args, **kwargs)
