@@ -7,6 +7,8 @@ tensor).
 """
 
 from .. import _dtype
+from .._ops import comparison as CMP
+from .._ops import elementwise as E
 from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
@@ -39,7 +41,7 @@ def _floating(op, input, *, out=None):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """Replace NaN, +inf and -inf by ``nan``, ``posinf`` (default: the dtype's largest finite
     value) and ``neginf`` (its most negative); the gradient is 0 at replaced entries."""
-    return apply(SP.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
+    return apply(E.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
 
 
 def logit(input, eps=None, *, out=None):
@@ -49,7 +51,7 @@ def logit(input, eps=None, *, out=None):
 
 def sgn(input, *, out=None):
     """The sign (for real tensors the same as ``sign``; node ``SgnBackward0``)."""
-    return apply(SP.sgn, (input,), (input.dtype.np,))
+    return apply(E.sgn, (input,), (input.dtype.np,))
 
 
 def sinc(input, *, out=None):
@@ -57,11 +59,11 @@ def sinc(input, *, out=None):
 
 
 def deg2rad(input, *, out=None):
-    return _floating(SP.deg2rad, input)
+    return _floating(E.deg2rad, input)
 
 
 def rad2deg(input, *, out=None):
-    return _floating(SP.rad2deg, input)
+    return _floating(E.rad2deg, input)
 
 
 def i0(input, *, out=None):
@@ -73,15 +75,15 @@ special_i0 = i0
 
 
 def signbit(input, *, out=None):
-    return apply(SP.signbit, (input,))
+    return apply(CMP.signbit, (input,))
 
 
 def isposinf(input, *, out=None):
-    return apply(SP.isposinf, (input,))
+    return apply(CMP.isposinf, (input,))
 
 
 def isneginf(input, *, out=None):
-    return apply(SP.isneginf, (input,))
+    return apply(CMP.isneginf, (input,))
 
 
 def positive(input):
@@ -120,8 +122,8 @@ def fmod(input, other, *, out=None):
     if d is _dtype.bool_:
         raise _not_implemented("fmod", d)
     if isinstance(other, Tensor):
-        return apply(SP.fmod, (input, other), (d.np,))
-    return apply(SP.fmod_scalar, (input, other), (d.np,))
+        return apply(E.fmod, (input, other), (d.np,))
+    return apply(E.fmod_scalar, (input, other), (d.np,))
 
 
 def _nan_extreme(op, name):
@@ -134,8 +136,8 @@ def _nan_extreme(op, name):
     return extreme
 
 
-fmax = _nan_extreme(SP.fmax, "fmax")
-fmin = _nan_extreme(SP.fmin, "fmin")
+fmax = _nan_extreme(E.fmax, "fmax")
+fmin = _nan_extreme(E.fmin, "fmin")
 
 
 def _float_binary(op, name, kernel=None):
@@ -150,10 +152,10 @@ def _float_binary(op, name, kernel=None):
     return binary
 
 
-hypot = _float_binary(SP.hypot, "hypot")
-logaddexp = _float_binary(SP.logaddexp, "logaddexp")
-logaddexp2 = _float_binary(SP.logaddexp2, "logaddexp2")
-nextafter = _float_binary(SP.nextafter, "nextafter")
+hypot = _float_binary(E.hypot, "hypot")
+logaddexp = _float_binary(E.logaddexp, "logaddexp")
+logaddexp2 = _float_binary(E.logaddexp2, "logaddexp2")
+nextafter = _float_binary(E.nextafter, "nextafter")
 
 
 def lerp(input, end, weight, *, out=None):
@@ -167,8 +169,8 @@ def lerp(input, end, weight, *, out=None):
     if isinstance(weight, Tensor):
         if weight.dtype is not d:
             raise RuntimeError(f"expected dtype {d.name} for `weight` but got dtype {weight.dtype.name}")
-        return apply(SP.lerp_tensor, (input, end, weight), (d.np,))
-    return apply(SP.lerp_scalar, (input, end, as_operand(weight)), (d.np,))
+        return apply(E.lerp_tensor, (input, end, weight), (d.np,))
+    return apply(E.lerp_scalar, (input, end, as_operand(weight)), (d.np,))
 
 
 def copysign(input, other, *, out=None):
@@ -176,8 +178,8 @@ def copysign(input, other, *, out=None):
     other = as_operand(other)
     d = _float_of(result_type(input, other))
     if isinstance(other, Tensor):
-        return apply(SP.copysign, (input, other), (d.np,))
-    return apply(SP.copysign_scalar, (input, other), (d.np,))
+        return apply(E.copysign, (input, other), (d.np,))
+    return apply(E.copysign_scalar, (input, other), (d.np,))
 
 
 def xlogy(input, other, *, out=None):
@@ -209,14 +211,14 @@ def ldexp(input, other, *, out=None):
     """``input * 2 ** other``."""
     _need_tensor("ldexp", "other", other)
     d = _float_of(result_type(input, other))
-    return apply(SP.ldexp, (input, other), (d.np,))
+    return apply(E.ldexp, (input, other), (d.np,))
 
 
 def heaviside(input, values, *, out=None):
     _need_tensor("heaviside", "values", values)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
-    return apply(SP.heaviside, (input, values), (input.dtype.np,))
+    return apply(E.heaviside, (input, values), (input.dtype.np,))
 
 
 def _integer_binary(op, name):
@@ -230,8 +232,8 @@ def _integer_binary(op, name):
     return binary
 
 
-gcd = _integer_binary(SP.gcd, "gcd")
-lcm = _integer_binary(SP.lcm, "lcm")
+gcd = _integer_binary(E.gcd, "gcd")
+lcm = _integer_binary(E.lcm, "lcm")
 
 
 def _shift(op, name, kernel):
@@ -247,8 +249,8 @@ def _shift(op, name, kernel):
     return shift
 
 
-bitwise_left_shift = _shift(SP.bitwise_left_shift, "bitwise_left_shift", "lshift")
-bitwise_right_shift = _shift(SP.bitwise_right_shift, "bitwise_right_shift", "rshift")
+bitwise_left_shift = _shift(CMP.bitwise_left_shift, "bitwise_left_shift", "lshift")
+bitwise_right_shift = _shift(CMP.bitwise_right_shift, "bitwise_right_shift", "rshift")
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -256,7 +258,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     d = result_type(input, tensor1, tensor2)
     if d is _dtype.bool_:
         raise _not_implemented("addcmul_cpu_out".replace("_cpu", ""), d)
-    return apply(SP.addcmul, (input, tensor1, tensor2), (d.np, value))
+    return apply(E.addcmul, (input, tensor1, tensor2), (d.np, value))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
@@ -269,7 +271,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
             "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     d = result_type(input, tensor1, tensor2)
-    return apply(SP.addcdiv, (input, tensor1, tensor2), (d.np, value))
+    return apply(E.addcdiv, (input, tensor1, tensor2), (d.np, value))
 
 
 # ---------------------------------------------------------------- clamps
@@ -279,10 +281,10 @@ def clamp_min(input, min, *, out=None):
     min = as_operand(min)
     d = result_type(input, min)
     if isinstance(min, Tensor):
-        return apply(SP.clamp_min_tensor, (input, min), (d.np,))
+        return apply(E.clamp_min_tensor, (input, min), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_min_scalar", d)
-    return apply(SP.clamp_min, (input, min), (d.np,))
+    return apply(E.clamp_min, (input, min), (d.np,))
 
 
 def clamp_max(input, max, *, out=None):
@@ -290,10 +292,10 @@ def clamp_max(input, max, *, out=None):
     max = as_operand(max)
     d = result_type(input, max)
     if isinstance(max, Tensor):
-        return apply(SP.clamp_max_tensor, (input, max), (d.np,))
+        return apply(E.clamp_max_tensor, (input, max), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_max_scalar", d)
-    return apply(SP.clamp_max, (input, max), (d.np,))
+    return apply(E.clamp_max, (input, max), (d.np,))
 
 
 def _rshift(self, other):

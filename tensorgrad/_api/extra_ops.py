@@ -12,7 +12,10 @@ import warnings
 import jax.numpy as jnp
 
 from .. import _dtype
-from .._ops import extra as E
+from .._ops import indexing as IX
+from .._ops import linalg as LD
+from .._ops import reduction as R
+from .._ops import sorting as SO
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from . import linalg as LA
 from . import shape as S
@@ -54,7 +57,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dtype is _dtype.bool_:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
-    return _named("kthvalue")(*apply(E.kthvalue, (input,), (int(k), d, bool(keepdim))))
+    return _named("kthvalue")(*apply(SO.kthvalue, (input,), (int(k), d, bool(keepdim))))
 
 
 def dist(input, other, p=2):
@@ -67,7 +70,7 @@ def dist(input, other, p=2):
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {d.c_name} instead.")
     broadcast_shapes(input.shape, other.shape)
-    return apply(E.dist, (input, other), (float(p), d.np))
+    return apply(R.dist, (input, other), (float(p), d.np))
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
@@ -82,7 +85,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if input.dtype.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{input.dtype.c_name}")
-    return apply(E.renorm, (input,), (float(p), d, float(maxnorm)))
+    return apply(R.renorm, (input,), (float(p), d, float(maxnorm)))
 
 
 # ---------------------------------------------------------------- splitting
@@ -126,7 +129,7 @@ def select_scatter(input, src, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
     _check_src(src, input.shape[:d] + input.shape[d + 1:])
-    return apply(E.select_scatter, (input, src), (d, int(index) % size))
+    return apply(IX.select_scatter, (input, src), (d, int(index) % size))
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
@@ -138,7 +141,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     lo, hi, st = slice(start, end, step).indices(input.shape[d])
     n = len(range(lo, hi, st))
     _check_src(src, input.shape[:d] + (n,) + input.shape[d + 1:])
-    return apply(E.slice_scatter, (input, src), (d, lo, hi, st))
+    return apply(IX.slice_scatter, (input, src), (d, lo, hi, st))
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -151,7 +154,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     size = builtins.max(0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0)))
     rest = tuple(s for i, s in enumerate(input.shape) if i not in (d1, d2))
     _check_src(src, rest + (size,))
-    return apply(E.diagonal_scatter, (input, src), (int(offset), d1, d2))
+    return apply(IX.diagonal_scatter, (input, src), (int(offset), d1, d2))
 
 
 # ---------------------------------------------------------------- legacy decompositions
@@ -169,7 +172,7 @@ def cholesky(input, upper=False, *, out=None):
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{input.dtype.c_name}'")
     LA._matrices("cholesky", input)
-    result = apply(E.cholesky_legacy, (input,), (bool(upper),))
+    result = apply(LD.cholesky_legacy, (input,), (bool(upper),))
     if not LA._all_finite(result):
         raise LA.LinAlgError("cholesky: The factorization could not be completed because the input is not "
                              "positive-definite.")
@@ -204,13 +207,13 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     batch = tuple(broadcast_shapes(input.shape[:-2], input2.shape[:-2]))
     b = input if tuple(input.shape[:-2]) == batch else S.expand(input, batch + tuple(input.shape[-2:]))
     a = input2 if tuple(input2.shape[:-2]) == batch else S.expand(input2, batch + tuple(input2.shape[-2:]))
-    return apply(E.cholesky_solve, (b, a), (bool(upper),))
+    return apply(LD.cholesky_solve, (b, a), (bool(upper),))
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
     """The inverse of ``A = L L^H`` (or ``U^H U``) from its Cholesky factor."""
     _factor_input("cholesky_inverse", "cholesky_inverse_out_cpu", input)
-    return apply(E.cholesky_inverse, (input,), (bool(upper),))
+    return apply(LD.cholesky_inverse, (input,), (bool(upper),))
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
