@@ -7,6 +7,8 @@ tensor).
 """
 
 from .. import _dtype
+from .._ops import comparison as CMP
+from .._ops import elementwise as E
 from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
@@ -35,7 +37,7 @@ def _floating(op, input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN, +inf and -inf by ``nan``, ``posinf`` (default: the dtype's largest finite
     value) and ``neginf`` (its most negative); the gradient is 0 at replaced entries."""
-    return apply(SP.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
+    return apply(E.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
 
 
 @declare("logit", "special.logit", method=True, inplace=True, out=True)
@@ -47,7 +49,7 @@ def logit(input, eps=None):
 @declare("sgn", method=True, inplace=True, out=True)
 def sgn(input):
     """The sign (for real tensors the same as ``sign``; node ``SgnBackward0``)."""
-    return apply(SP.sgn, (input,), (input.dtype.np,))
+    return apply(E.sgn, (input,), (input.dtype.np,))
 
 
 @declare("sinc", "special.sinc", method=True, inplace=True, out=True)
@@ -57,12 +59,12 @@ def sinc(input):
 
 @declare("deg2rad", method=True, inplace=True, out=True)
 def deg2rad(input):
-    return _floating(SP.deg2rad, input)
+    return _floating(E.deg2rad, input)
 
 
 @declare("rad2deg", method=True, inplace=True, out=True)
 def rad2deg(input):
-    return _floating(SP.rad2deg, input)
+    return _floating(E.rad2deg, input)
 
 
 @declare("i0", "special.i0", method=("i0",), inplace=True, out=True)
@@ -77,17 +79,17 @@ special_i0 = i0
 
 @declare("signbit", method=True, out=True)
 def signbit(input):
-    return apply(SP.signbit, (input,))
+    return apply(CMP.signbit, (input,))
 
 
 @declare("isposinf", method=True, out=True)
 def isposinf(input):
-    return apply(SP.isposinf, (input,))
+    return apply(CMP.isposinf, (input,))
 
 
 @declare("isneginf", method=True, out=True)
 def isneginf(input):
-    return apply(SP.isneginf, (input,))
+    return apply(CMP.isneginf, (input,))
 
 
 @declare("positive", method=True)
@@ -133,8 +135,8 @@ def fmod(input, other):
     if d is _dtype.bool_:
         raise _not_implemented("fmod", d)
     if isinstance(other, Tensor):
-        return apply(SP.fmod, (input, other), (d.np,))
-    return apply(SP.fmod_scalar, (input, other), (d.np,))
+        return apply(E.fmod, (input, other), (d.np,))
+    return apply(E.fmod_scalar, (input, other), (d.np,))
 
 
 def _nan_extreme(op, name):
@@ -147,9 +149,9 @@ def _nan_extreme(op, name):
     return extreme
 
 
-fmax = _nan_extreme(SP.fmax, "fmax")
+fmax = _nan_extreme(E.fmax, "fmax")
 declare("fmax", method=True, out=True)(fmax)
-fmin = _nan_extreme(SP.fmin, "fmin")
+fmin = _nan_extreme(E.fmin, "fmin")
 declare("fmin", method=True, out=True)(fmin)
 
 
@@ -165,13 +167,13 @@ def _float_binary(op, name, kernel=None):
     return binary
 
 
-hypot = _float_binary(SP.hypot, "hypot")
+hypot = _float_binary(E.hypot, "hypot")
 declare("hypot", method=True, inplace=True, out=True)(hypot)
-logaddexp = _float_binary(SP.logaddexp, "logaddexp")
+logaddexp = _float_binary(E.logaddexp, "logaddexp")
 declare("logaddexp", method=True, inplace=True, out=True)(logaddexp)
-logaddexp2 = _float_binary(SP.logaddexp2, "logaddexp2")
+logaddexp2 = _float_binary(E.logaddexp2, "logaddexp2")
 declare("logaddexp2", method=True, out=True)(logaddexp2)
-nextafter = _float_binary(SP.nextafter, "nextafter")
+nextafter = _float_binary(E.nextafter, "nextafter")
 declare("nextafter", method=True, inplace=True, out=True)(nextafter)
 
 
@@ -187,8 +189,8 @@ def lerp(input, end, weight):
     if isinstance(weight, Tensor):
         if weight.dtype is not d:
             raise RuntimeError(f"expected dtype {d.name} for `weight` but got dtype {weight.dtype.name}")
-        return apply(SP.lerp_tensor, (input, end, weight), (d.np,))
-    return apply(SP.lerp_scalar, (input, end, as_operand(weight)), (d.np,))
+        return apply(E.lerp_tensor, (input, end, weight), (d.np,))
+    return apply(E.lerp_scalar, (input, end, as_operand(weight)), (d.np,))
 
 
 @declare("copysign", method=True, inplace=True, out=True)
@@ -197,8 +199,8 @@ def copysign(input, other):
     other = as_operand(other)
     d = _float_of(result_type(input, other))
     if isinstance(other, Tensor):
-        return apply(SP.copysign, (input, other), (d.np,))
-    return apply(SP.copysign_scalar, (input, other), (d.np,))
+        return apply(E.copysign, (input, other), (d.np,))
+    return apply(E.copysign_scalar, (input, other), (d.np,))
 
 
 @declare("xlogy", "special.xlogy", method=True, inplace=True, out=True)
@@ -233,7 +235,7 @@ def ldexp(input, other):
     """``input * 2 ** other``."""
     _need_tensor("ldexp", "other", other)
     d = _float_of(result_type(input, other))
-    return apply(SP.ldexp, (input, other), (d.np,))
+    return apply(E.ldexp, (input, other), (d.np,))
 
 
 @declare("heaviside", method=True, inplace=True, out=True)
@@ -241,7 +243,7 @@ def heaviside(input, values):
     _need_tensor("heaviside", "values", values)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
-    return apply(SP.heaviside, (input, values), (input.dtype.np,))
+    return apply(E.heaviside, (input, values), (input.dtype.np,))
 
 
 def _integer_binary(op, name):
@@ -255,9 +257,9 @@ def _integer_binary(op, name):
     return binary
 
 
-gcd = _integer_binary(SP.gcd, "gcd")
+gcd = _integer_binary(E.gcd, "gcd")
 declare("gcd", method=True, inplace=True, out=True)(gcd)
-lcm = _integer_binary(SP.lcm, "lcm")
+lcm = _integer_binary(E.lcm, "lcm")
 declare("lcm", method=True, inplace=True, out=True)(lcm)
 
 
@@ -274,9 +276,9 @@ def _shift(op, name, kernel):
     return shift
 
 
-bitwise_left_shift = _shift(SP.bitwise_left_shift, "bitwise_left_shift", "lshift")
+bitwise_left_shift = _shift(CMP.bitwise_left_shift, "bitwise_left_shift", "lshift")
 declare("bitwise_left_shift", method=True, inplace=True, out=True)(bitwise_left_shift)
-bitwise_right_shift = _shift(SP.bitwise_right_shift, "bitwise_right_shift", "rshift")
+bitwise_right_shift = _shift(CMP.bitwise_right_shift, "bitwise_right_shift", "rshift")
 declare("bitwise_right_shift", method=True, inplace=True, out=True)(bitwise_right_shift)
 
 
@@ -286,7 +288,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     d = result_type(input, tensor1, tensor2)
     if d is _dtype.bool_:
         raise _not_implemented("addcmul_cpu_out".replace("_cpu", ""), d)
-    return apply(SP.addcmul, (input, tensor1, tensor2), (d.np, value))
+    return apply(E.addcmul, (input, tensor1, tensor2), (d.np, value))
 
 
 @declare("addcdiv", method=True, inplace=True, out=True)
@@ -300,7 +302,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
             "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     d = result_type(input, tensor1, tensor2)
-    return apply(SP.addcdiv, (input, tensor1, tensor2), (d.np, value))
+    return apply(E.addcdiv, (input, tensor1, tensor2), (d.np, value))
 
 
 # ---------------------------------------------------------------- clamps
@@ -311,10 +313,10 @@ def clamp_min(input, min):
     min = as_operand(min)
     d = result_type(input, min)
     if isinstance(min, Tensor):
-        return apply(SP.clamp_min_tensor, (input, min), (d.np,))
+        return apply(E.clamp_min_tensor, (input, min), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_min_scalar", d)
-    return apply(SP.clamp_min, (input, min), (d.np,))
+    return apply(E.clamp_min, (input, min), (d.np,))
 
 
 @declare("clamp_max", method=True, inplace=True, out=True)
@@ -323,10 +325,10 @@ def clamp_max(input, max):
     max = as_operand(max)
     d = result_type(input, max)
     if isinstance(max, Tensor):
-        return apply(SP.clamp_max_tensor, (input, max), (d.np,))
+        return apply(E.clamp_max_tensor, (input, max), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_max_scalar", d)
-    return apply(SP.clamp_max, (input, max), (d.np,))
+    return apply(E.clamp_max, (input, max), (d.np,))
 
 
 @declare(method=("__rrshift__",))

@@ -12,7 +12,10 @@ import warnings
 import jax.numpy as jnp
 
 from .. import _dtype
-from .._ops import extra as E
+from .._ops import indexing as IX
+from .._ops import linalg as LD
+from .._ops import reduction as R
+from .._ops import sorting as SO
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from . import linalg as LA
 from . import shape as S
@@ -53,7 +56,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dtype is _dtype.bool_:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
-    return _named("kthvalue")(*apply(E.kthvalue, (input,), (int(k), d, bool(keepdim))))
+    return _named("kthvalue")(*apply(SO.kthvalue, (input,), (int(k), d, bool(keepdim))))
 
 
 @declare("dist", method=True)
@@ -67,7 +70,7 @@ def dist(input, other, p=2):
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {d.c_name} instead.")
     broadcast_shapes(input.shape, other.shape)
-    return apply(E.dist, (input, other), (float(p), d.np))
+    return apply(R.dist, (input, other), (float(p), d.np))
 
 
 @declare("renorm", method=True, inplace=True, out=True)
@@ -83,7 +86,7 @@ def renorm(input, p, dim, maxnorm):
     if input.dtype.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{input.dtype.c_name}")
-    return apply(E.renorm, (input,), (float(p), d, float(maxnorm)))
+    return apply(R.renorm, (input,), (float(p), d, float(maxnorm)))
 
 
 # ---------------------------------------------------------------- splitting
@@ -131,7 +134,7 @@ def select_scatter(input, src, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
     _check_src(src, input.shape[:d] + input.shape[d + 1:])
-    return apply(E.select_scatter, (input, src), (d, int(index) % size))
+    return apply(IX.select_scatter, (input, src), (d, int(index) % size))
 
 
 @declare("slice_scatter", method=True, out=True)
@@ -144,7 +147,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     lo, hi, st = slice(start, end, step).indices(input.shape[d])
     n = len(range(lo, hi, st))
     _check_src(src, input.shape[:d] + (n,) + input.shape[d + 1:])
-    return apply(E.slice_scatter, (input, src), (d, lo, hi, st))
+    return apply(IX.slice_scatter, (input, src), (d, lo, hi, st))
 
 
 @declare("diagonal_scatter", method=True)
@@ -158,7 +161,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     size = builtins.max(0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0)))
     rest = tuple(s for i, s in enumerate(input.shape) if i not in (d1, d2))
     _check_src(src, rest + (size,))
-    return apply(E.diagonal_scatter, (input, src), (int(offset), d1, d2))
+    return apply(IX.diagonal_scatter, (input, src), (int(offset), d1, d2))
 
 
 # ---------------------------------------------------------------- legacy decompositions
@@ -177,7 +180,7 @@ def cholesky(input, upper=False):
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{input.dtype.c_name}'")
     LA._matrices("cholesky", input)
-    result = apply(E.cholesky_legacy, (input,), (bool(upper),))
+    result = apply(LD.cholesky_legacy, (input,), (bool(upper),))
     if not LA._all_finite(result):
         raise LA.LinAlgError("cholesky: The factorization could not be completed because the input is not "
                              "positive-definite.")
@@ -213,14 +216,14 @@ def cholesky_solve(input, input2, upper=False):
     batch = tuple(broadcast_shapes(input.shape[:-2], input2.shape[:-2]))
     b = input if tuple(input.shape[:-2]) == batch else S.expand(input, batch + tuple(input.shape[-2:]))
     a = input2 if tuple(input2.shape[:-2]) == batch else S.expand(input2, batch + tuple(input2.shape[-2:]))
-    return apply(E.cholesky_solve, (b, a), (bool(upper),))
+    return apply(LD.cholesky_solve, (b, a), (bool(upper),))
 
 
 @declare("cholesky_inverse", method=True, out=True)
 def cholesky_inverse(input, upper=False):
     """The inverse of ``A = L L^H`` (or ``U^H U``) from its Cholesky factor."""
     _factor_input("cholesky_inverse", "cholesky_inverse_out_cpu", input)
-    return apply(E.cholesky_inverse, (input,), (bool(upper),))
+    return apply(LD.cholesky_inverse, (input,), (bool(upper),))
 
 
 @declare("svd", method=True, out=True)

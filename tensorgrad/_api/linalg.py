@@ -13,7 +13,8 @@ import jax
 import numpy as np
 
 from .. import _dtype
-from .._ops import linalg_decomp as LD
+from .._ops import elementwise as E
+from .._ops import linalg as LD
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import eye as _eye
 from .math import _named, amax, amin, matmul, sum as _sum, norm as _norm, where as _where
@@ -137,7 +138,7 @@ def matrix_power(A, n):
                            f"{A.shape[-1]} matrices")
     if n == 0:
         # PyTorch writes the identity into a clone of A (CopyBackwards over CloneBackward0)
-        return apply(LD.copy_into, (S.clone(A), _eye(A.shape[-1], dtype=A.dtype)))
+        return apply(E.copy_into, (S.clone(A), _eye(A.shape[-1], dtype=A.dtype)))
     if n < 0:
         A = inv(A)
         n = -n

@@ -8,10 +8,11 @@ import numpy as np
 
 from .. import _dtype
 from .._ops import elementwise as E
-from .._ops import linalg as L
+from .._ops import comparison as CMP
+from .._ops import products as L
 from .._ops import reduction as R
 from .._ops import shape as SH
-from .._ops import scan as SC
+from .._ops import cumulative as CU
 from .._ops import special as SP
 from .._autograd.grad_mode import STATE
 from .._tensor import Tensor, apply, _wrap_dim, _C_TYPE
@@ -198,7 +199,7 @@ def remainder(input, other):
         raise _not_implemented("remainder_cpu", d)
     if not isinstance(b, Tensor):
         # a Python number is configuration, not an input: RemainderBackward0 with one slot
-        return apply(SP.remainder_scalar, (a, b), (d.np,))
+        return apply(E.remainder_scalar, (a, b), (d.np,))
     return apply(E.remainder, (a, b), (d.np,))
 
 
@@ -253,17 +254,17 @@ def _compare(op):
     return compare
 
 
-eq = _compare(E.eq)
+eq = _compare(CMP.eq)
 declare("eq", method=True, inplace=True, out=True)(eq)
-ne = _compare(E.ne)
+ne = _compare(CMP.ne)
 declare("ne", "not_equal", method=True, inplace=("ne_",), out=True)(ne)
-lt = _compare(E.lt)
+lt = _compare(CMP.lt)
 declare("less", "lt", method=True, inplace=("lt_",), out=True)(lt)
-le = _compare(E.le)
+le = _compare(CMP.le)
 declare("le", "less_equal", method=True, inplace=("le_",), out=True)(le)
-gt = _compare(E.gt)
+gt = _compare(CMP.gt)
 declare("greater", "gt", method=True, inplace=("gt_",), out=True)(gt)
-ge = _compare(E.ge)
+ge = _compare(CMP.ge)
 declare("ge", "greater_equal", method=True, inplace=("ge_",), out=True)(ge)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
@@ -278,11 +279,11 @@ def _logical(op):
     return logical
 
 
-logical_and = _logical(E.logical_and)
+logical_and = _logical(CMP.logical_and)
 declare("logical_and", method=True, inplace=True, out=True)(logical_and)
-logical_or = _logical(E.logical_or)
+logical_or = _logical(CMP.logical_or)
 declare("logical_or", method=True, inplace=True, out=True)(logical_or)
-logical_xor = _logical(E.logical_xor)
+logical_xor = _logical(CMP.logical_xor)
 declare("logical_xor", method=True, out=True)(logical_xor)
 
 
@@ -296,18 +297,18 @@ def _bitwise(op):
     return bitwise
 
 
-bitwise_and = _bitwise(E.bitwise_and)
+bitwise_and = _bitwise(CMP.bitwise_and)
 declare("bitwise_and", method=True, inplace=True, out=True)(bitwise_and)
-bitwise_or = _bitwise(E.bitwise_or)
+bitwise_or = _bitwise(CMP.bitwise_or)
 declare("bitwise_or", method=True, inplace=True, out=True)(bitwise_or)
-bitwise_xor = _bitwise(E.bitwise_xor)
+bitwise_xor = _bitwise(CMP.bitwise_xor)
 declare("bitwise_xor", method=True, inplace=True, out=True)(bitwise_xor)
 
 
 @declare("logical_not", method=True, inplace=True, out=True)
 def logical_not(input):
     _tensor_input("logical_not", input)
-    return apply(E.logical_not, (input,))
+    return apply(CMP.logical_not, (input,))
 
 
 @declare("bitwise_not", method=True, out=True)
@@ -315,7 +316,7 @@ def bitwise_not(input):
     _tensor_input("bitwise_not", input)
     if input.dtype.kind > _dtype.INT:
         raise _not_implemented("bitwise_not_cpu", input.dtype)
-    return apply(E.bitwise_not, (input,))
+    return apply(CMP.bitwise_not, (input,))
 
 
 @declare("isclose", method=True)
@@ -323,7 +324,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_other("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")
-    return apply(E.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
+    return apply(CMP.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
 
 
 @declare("allclose", method=True)
@@ -343,19 +344,19 @@ def equal(input, other):
 @declare("isnan", method=True)
 def isnan(input):
     _tensor_input("isnan", input)
-    return apply(E.isnan, (input,))
+    return apply(CMP.isnan, (input,))
 
 
 @declare("isinf", method=True)
 def isinf(input):
     _tensor_input("isinf", input)
-    return apply(E.isinf, (input,))
+    return apply(CMP.isinf, (input,))
 
 
 @declare("isfinite", method=True)
 def isfinite(input):
     _tensor_input("isfinite", input)
-    return apply(E.isfinite, (input,))
+    return apply(CMP.isfinite, (input,))
 
 
 # ---------------------------------------------------------------- unary
@@ -470,15 +471,15 @@ sigmoid = _unary_float(E.sigmoid)
 declare("sigmoid", "special.expit", method=True, inplace=True, out=True)(sigmoid)
 reciprocal = _unary_float(E.reciprocal)
 declare("reciprocal", method=True, inplace=True, out=True)(reciprocal)
-erf = _unary_float(E.erf)
+erf = _unary_float(SP.erf)
 declare("erf", "special.erf", method=True, inplace=True, out=True)(erf)
-erfc = _unary_float(E.erfc)
+erfc = _unary_float(SP.erfc)
 declare("erfc", "special.erfc", method=True, out=True)(erfc)
-erfinv = _unary_float(E.erfinv)
+erfinv = _unary_float(SP.erfinv)
 declare("erfinv", "special.erfinv", method=True, out=True)(erfinv)
-lgamma = _unary_float(E.lgamma)
+lgamma = _unary_float(SP.lgamma)
 declare("lgamma", "special.gammaln", method=True, out=True)(lgamma)
-digamma = _unary_float(E.digamma)
+digamma = _unary_float(SP.digamma)
 declare("digamma", "special.digamma", "special.psi", method=True, out=True)(digamma)
 
 
@@ -488,7 +489,7 @@ def round(input, *, decimals=0):
     if decimals:
         if input.dtype.kind < _dtype.FLOAT:
             raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype.c_name}'")
-        return apply(SP.round_decimals, (input,), (input.dtype.np, int(decimals)))
+        return apply(E.round_decimals, (input,), (input.dtype.np, int(decimals)))
     if input.dtype is _dtype.bool_:
         raise _not_implemented("round_vml_cpu", input.dtype)
     return apply(E.round_, (input,), (input.dtype.np, decimals))
@@ -510,7 +511,7 @@ def clamp(input, min=None, max=None):
         if d is _dtype.bool_ and min is not None and max is not None:
             raise _not_implemented("clamp_cpu", d)  # one bool bound is accepted, two are not
         # ClampBackward0: an absent bound is passed as 0 and gets an empty next_functions slot
-        return apply(SP.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
+        return apply(E.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
                      (d.np, min is not None, max is not None))
     d = result_type(input, *(v for v in (min, max) if v is not None))
     return apply(E.clamp, (input, min, max), (d.np,))
@@ -578,7 +579,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum treating NaN as 0 (``NansumBackward0``; NaN entries get no gradient)."""
     d = _sum_dtype(input.dtype, dtype)
-    return apply(SC.nansum, (input,), (None if dim is None else _dims(dim, input.ndim), keepdim, d.np))
+    return apply(R.nansum, (input,), (None if dim is None else _dims(dim, input.ndim), keepdim, d.np))
 
 
 @declare("mean", method=True, out=True)
@@ -712,7 +713,7 @@ def logsumexp(input, dim, keepdim=False):
 @declare("cumsum", method=True, out=True)
 def cumsum(input, dim, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
-    return apply(R.cumsum, (input,), (_wrap_dim(dim, input.ndim), d.np))
+    return apply(CU.cumsum, (input,), (_wrap_dim(dim, input.ndim), d.np))
 
 
 def _correction(unbiased, correction):
@@ -841,7 +842,7 @@ def matmul(input, other):
         if db == 1:
             return dot(a, b)
         _check_mm(a.unsqueeze(0), b, "mm")
-        return apply(L.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
+        return apply(SH.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
     sa, sb = a._data.shape, b._data.shape
     if da == 3 and db == 3 and (sa[0] == 1) != (sb[0] == 1):
         # a batch of one that requires grad, against a larger (or empty) batch: PyTorch

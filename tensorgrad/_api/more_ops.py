@@ -16,7 +16,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._ops import more as MO
+from .._ops import elementwise as E
+from .._ops import indexing as IX
+from .._ops import nn_activation as NA
+from .._ops import sorting as SO
+from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
 from . import creation as C
 from . import math as M
@@ -39,12 +43,12 @@ def _is_real_number(value):
 
 def _smul(x, number):
     """``x * number`` through the Scalar overload (``MulBackward1``)."""
-    return apply(MO.mul_scalar, (x,), (number, result_type(x, number).np))
+    return apply(E.mul_scalar_promoting, (x,), (number, result_type(x, number).np))
 
 
 def _sdiv(x, number):
     """``x / number`` through the Scalar overload (``DivBackward1``), a true division."""
-    return apply(MO.div_scalar, (x,), (number, _float_of(result_type(x, number)).np))
+    return apply(E.div_scalar_promoting, (x,), (number, _float_of(result_type(x, number)).np))
 
 
 def _slice(x, dim, start, stop=None):
@@ -365,7 +369,7 @@ def put(input, index, source, accumulate=False):
             if n == 0:
                 raise IndexError(f"out of range: tried to access index {bad.flat[0]} on an empty tensor")
             raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
-    return apply(MO.put, (input, index._data, source), (bool(accumulate),))
+    return apply(IX.put, (input, index._data, source), (bool(accumulate),))
 
 
 @declare("frexp", method=True, out=True)
@@ -374,7 +378,7 @@ def frexp(input):
     (named tuple ``frexp``; the exponent is int32)."""
     if input.dtype.kind != _dtype.FLOAT:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    return _named("frexp", ("mantissa", "exponent"))(*apply(MO.frexp, (input,)))
+    return _named("frexp", ("mantissa", "exponent"))(*apply(E.frexp, (input,)))
 
 
 # ---------------------------------------------------------------- histogram, isin
@@ -437,7 +441,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         values = np.where(i < (bins + 1) // 2, lo + step * i, hi - step * (bins - i))
         edges = _wrap(jnp.asarray(values.astype(input._data.dtype)))
     w = None if weight is None else weight.detach()
-    hist, bin_edges = apply(MO.histogram, (input.detach(), edges, w), (bool(density),))
+    hist, bin_edges = apply(SO.histogram, (input.detach(), edges, w), (bool(density),))
     return _named("histogram", ("hist", "bin_edges"))(hist, bin_edges)
 
 
@@ -454,7 +458,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     d = result_type(elements, test_elements)
     a = elements if isinstance(elements, Tensor) else _wrap(jnp.asarray(elements, d.np))
     b = test_elements._data if isinstance(test_elements, Tensor) else jnp.asarray(test_elements, d.np)
-    return apply(MO.isin, (a.detach(), b), (bool(invert), d.np))
+    return apply(SO.isin, (a.detach(), b), (bool(invert), d.np))
 
 
 # ---------------------------------------------------------------- Tensor-only
@@ -470,7 +474,7 @@ def unfold(self, dimension, size, step):
         raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return apply(MO.unfold, (self,), (d, int(size), int(step)))
+    return apply(V.unfold, (self,), (d, int(size), int(step)))
 
 
 def _new_sizes(size):
@@ -603,6 +607,6 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
         noise = jnp.zeros((), dt)
     cfg = (bool(training), (float(lower) + float(upper)) / 2)
     if not inplace:
-        return apply(MO.rrelu_with_noise, (input, noise), cfg)
+        return apply(NA.rrelu_with_noise, (input, noise), cfg)
     check_inplace(input)
-    return commit_inplace(input, apply(MO.rrelu_with_noise_, (input, noise), cfg))
+    return commit_inplace(input, apply(NA.rrelu_with_noise_, (input, noise), cfg))

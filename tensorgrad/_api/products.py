@@ -11,7 +11,7 @@ import math as _math
 import warnings
 
 from .. import _dtype
-from .._ops import linalg_decomp as LD
+from .._ops import products as LD
 from .._ops import shape as SH
 from .._ops import views as V
 from .._tensor import Tensor, apply, _wrap_dim

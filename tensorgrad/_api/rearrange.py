@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._ops import indexing as IX
+from .._ops import reduction as R
 from .._ops import shape as SH
 from .._tensor import Size, Tensor, apply, _wrap, _wrap_dim
 from .math import result_type
@@ -95,14 +95,14 @@ def roll(input, shifts, dims=None):
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return apply(IX.roll, (input,), (shifts[0], None))
+        return apply(SH.roll, (input,), (shifts[0], None))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
-    return apply(IX.roll, (input,), (shifts, dims))
+    return apply(SH.roll, (input,), (shifts, dims))
 
 
 @declare("rot90", method=True)
@@ -116,7 +116,7 @@ def rot90(input, k=1, dims=(0, 1)):
     d0, d1 = (_wrap_dim(d, input.ndim) for d in dims)
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    return apply(IX.rot90, (input,), (int(k) % 4, (d0, d1)))
+    return apply(SH.rot90, (input,), (int(k) % 4, (d0, d1)))
 
 
 @declare("atleast_3d", numpy_names=False)
@@ -167,10 +167,10 @@ def _triangle(op, name):
     return triangle
 
 
-tril = _triangle(IX.tril, "tril")
+tril = _triangle(SH.tril, "tril")
 declare("tril", method=True, inplace=True, inplace_of=inplace_checked, out=True)(tril)
 tril.__doc__ = "The lower triangle (on and below ``diagonal``) of the last two dims; zeros elsewhere."
-triu = _triangle(IX.triu, "triu")
+triu = _triangle(SH.triu, "triu")
 declare("triu", method=True, inplace=True, inplace_of=inplace_checked, out=True)(triu)
 triu.__doc__ = "The upper triangle (on and above ``diagonal``) of the last two dims; zeros elsewhere."
 
@@ -185,7 +185,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     if input.ndim == 0:
         input = S.reshape(input, 1)
-    return apply(IX.diag_embed, (input,), (int(offset), d1, d2))
+    return apply(SH.diag_embed, (input,), (int(offset), d1, d2))
 
 
 @declare("diag", method=True, out=True)
@@ -195,7 +195,7 @@ def diag(input, diagonal=0):
         return diag_embed(input, diagonal)
     if input.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    return apply(IX.diag, (input,), (int(diagonal),))
+    return apply(SH.diag, (input,), (int(diagonal),))
 
 
 @declare("diagflat", method=True)
@@ -212,7 +212,7 @@ def block_diag(*tensors):
                                f"{t.ndim} dimensions")
     if not tensors:
         return _wrap(jnp.zeros((1, 0), _dtype.get_default_dtype().np))
-    return apply(IX.block_diag, tuple(tensors), (result_type(*tensors).np,))
+    return apply(SH.block_diag, tuple(tensors), (result_type(*tensors).np,))
 
 
 @declare("cdist", numpy_names=False)
@@ -230,7 +230,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dtype is not x2.dtype:
         raise RuntimeError(f"cdist: expected both inputs to have same dtype, but got {x1.dtype.c_name} and "
                            f"{x2.dtype.c_name}")
-    return apply(IX.cdist, (x1, x2), (float(p),))
+    return apply(R.cdist, (x1, x2), (float(p),))
 
 
 # ---------------------------------------------------------------- grids and broadcasting

@@ -10,8 +10,9 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._ops import linalg as L
-from .._ops import scan as SC
+from .._ops import cumulative as CU
+from .._ops import reduction as R
+from .._ops import sorting as SC
 from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import tensor as _tensor_factory
@@ -62,19 +63,19 @@ def _moments(op, name, input, dim, unbiased, keepdim, correction):
 @declare("std_mean")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std, mean)`` in one pass (both outputs share a ``StdMeanBackward0`` node)."""
-    return _moments(SC.std_mean, "std_mean", input, dim, unbiased, keepdim, correction)
+    return _moments(R.std_mean, "std_mean", input, dim, unbiased, keepdim, correction)
 
 
 @declare("var_mean")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var, mean)`` in one pass (both outputs share a ``VarMeanBackward0`` node)."""
-    return _moments(SC.var_mean, "var_mean", input, dim, unbiased, keepdim, correction)
+    return _moments(R.var_mean, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
 @declare("count_nonzero", method=True)
 def count_nonzero(input, dim=None):
     dims = None if dim is None else _dims(dim, input.ndim)
-    return apply(SC.count_nonzero, (input,), (dims,))
+    return apply(R.count_nonzero, (input,), (dims,))
 
 
 @declare("aminmax", method=True, out=True)
@@ -85,13 +86,13 @@ def aminmax(input, *, dim=None, keepdim=False):
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
                                "no identity.")
         if keepdim:
-            values = apply(SC.aminmax, (input.reshape(-1),), (0, True))
+            values = apply(R.aminmax, (input.reshape(-1),), (0, True))
             return _named("aminmax", ("min", "max"))(*(v.reshape((1,) * input.ndim) for v in values))
-        return _named("aminmax", ("min", "max"))(*apply(SC.aminmax, (input,), (None, False)))
+        return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (None, False)))
     d = _dim_of(input, dim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
-    return _named("aminmax", ("min", "max"))(*apply(SC.aminmax, (input,), (d if input.ndim else None, keepdim)))
+    return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (d if input.ndim else None, keepdim)))
 
 
 # ---------------------------------------------------------------- cumulative
@@ -100,7 +101,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def cumprod(input, dim, *, dtype=None):
     """The running product along ``dim`` (integers and bools accumulate in int64)."""
     d = _sum_dtype(input.dtype, dtype)
-    return apply(SC.cumprod, (input,), (_dim_of(input, dim), d.np))
+    return apply(CU.cumprod, (input,), (_dim_of(input, dim), d.np))
 
 
 @declare(method=("cumprod_",))
@@ -115,7 +116,7 @@ def _cumprod_(self, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.c_name}'")
-    return apply(SC.logcumsumexp, (input,), (_dim_of(input, dim),))
+    return apply(CU.logcumsumexp, (input,), (_dim_of(input, dim),))
 
 
 def _cum_extreme(op, name):
@@ -126,9 +127,9 @@ def _cum_extreme(op, name):
     return cum
 
 
-cummax = _cum_extreme(SC.cummax, "cummax")
+cummax = _cum_extreme(CU.cummax, "cummax")
 declare("cummax", method=True, out=True)(cummax)
-cummin = _cum_extreme(SC.cummin, "cummin")
+cummin = _cum_extreme(CU.cummin, "cummin")
 declare("cummin", method=True, out=True)(cummin)
 
 
@@ -254,10 +255,10 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     if interpolation in ("linear", "midpoint"):
         out = lerp(out, gather(s, -1, upper), weight)
     if scalar_q:
-        return apply(L.squeeze_copy, (out,), (out.ndim - 1,))
+        return apply(SH.squeeze_copy, (out,), (out.ndim - 1,))
     out = apply(SH.unsqueeze_copy, (out,), (0,))
     out = apply(SH.transpose_copy, (out,), (0, out.ndim - 1))
-    return apply(L.squeeze_copy, (out,), (out.ndim - 1,))
+    return apply(SH.squeeze_copy, (out,), (out.ndim - 1,))
 
 
 @declare("quantile", method=True, out=True)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._ops import elementwise as E
+from .._ops import indexing as IX
 from .._ops import shape as S
 from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
@@ -612,7 +613,7 @@ def _advanced_getitem(input, parts):
         elif not isinstance(part, bool):
             dim += 1
     spec, arrays = _index_arrays(out, rest)
-    return apply(S.index, (out, arrays), (spec,))
+    return apply(IX.index, (out, arrays), (spec,))
 
 
 def _value_tensor(value, like):
@@ -646,9 +647,9 @@ def setitem(input, key, value):
         _strides.warn_expanded(input, "index_put_")
         _index_put_dtype(input, value)
         val = _value_tensor(value, input)
-        target_shape = jnp.zeros(input._data.shape, bool)[S._build_key(spec, arrays)].shape
+        target_shape = jnp.zeros(input._data.shape, bool)[IX._build_key(spec, arrays)].shape
         _broadcast_check(val, target_shape)
-        new = apply(S.index_put, (input, arrays, val), (spec, False))
+        new = apply(IX.index_put, (input, arrays, val), (spec, False))
         commit_inplace(input, new)
         return
     # As PyTorch's setitem: a key that selects everything writes into input itself (a full
@@ -741,4 +742,4 @@ def index_put(input, indices, values, accumulate=False):
     spec, arrays = _index_arrays(input, list(indices))
     _index_put_dtype(input, values)
     val = _value_tensor(values, input)
-    return apply(S.index_put, (input, arrays, val), (spec, accumulate))
+    return apply(IX.index_put, (input, arrays, val), (spec, accumulate))
