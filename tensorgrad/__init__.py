@@ -40,12 +40,6 @@ from ._autograd.grad_mode import (
 )
 from ._printing import set_printoptions as set_printoptions, get_printoptions as get_printoptions
 from . import _api  # noqa: F401  (imports every declaration)
-from ._api.inplace import inplace_of as _inplace_of
-from ._api.surface import exported as _exported, install_methods as _install_methods
-
-# the declared surface: every torch-level function, and the Tensor's methods, from one registry
-globals().update(_exported("torch"))
-_install_methods(Tensor, _inplace_of)
 from ._api.creation import (
     Generator as Generator, default_generator as default_generator,
     FloatTensor as FloatTensor, DoubleTensor as DoubleTensor, HalfTensor as HalfTensor,
@@ -67,6 +61,13 @@ from . import utils as utils
 from .serialization import save as save, load as load
 from ._compile import compile as compile
 from ._typename import typename as typename
+from ._api.inplace import inplace_of as _inplace_of
+from ._api.surface import exported as _exported, install_methods as _install_methods
+
+# the declared surface: every torch-level function, and the Tensor's methods, from one registry
+# (after every layer has declared its functions: nn.functional declares softmax and dropout)
+globals().update(_exported("torch"))
+_install_methods(Tensor, _inplace_of)
 
 # PyTorch's aliases
 float = float32
