@@ -6,6 +6,7 @@ aminmax) get that from JAX's rules; those that pick one index (max with a dim) s
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .registry import op
 
@@ -171,6 +172,13 @@ def dist(a, b, *, p, dtype):
 def cdist(x1, x2, *, p):
     diff = x1[..., :, None, :] - x2[..., None, :, :]
     return _cdist_pnorm(diff, p)
+
+
+@op("pdist", grad_fn="PdistBackward0")
+def pdist(x, *, p):
+    """The ``p``-norm distances between the rows ``i < j`` of a matrix, in row-major order."""
+    i, j = np.triu_indices(x.shape[0], 1)
+    return _cdist_pnorm(x[i] - x[j], p)
 
 
 def _cdist_pnorm(diff, p):
