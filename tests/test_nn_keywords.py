@@ -418,3 +418,38 @@ def test_sampler_base_takes_no_arguments_like_torch():
     for T in (tg, torch):
         with pytest.raises(TypeError, match="takes no arguments"):
             T.utils.data.Sampler(None)
+
+
+# ------------------------------------------------------------------------------- keywords with effects
+
+_PADDING = {
+    "prefix": [[False, False, True, True, True], [False] * 5, [False, False, False, False, True]],
+    "holes": [[False, True, False, True, False], [False] * 5, [True, False, False, False, True]],
+}
+
+
+@pytest.mark.parametrize("padding", sorted(_PADDING))
+@pytest.mark.parametrize("mask_check", [True, False])
+@pytest.mark.parametrize("nested", [True, False])
+@pytest.mark.parametrize("grad", [False, True])
+def test_transformer_encoder_nested_tensor_keywords_give_torch_outputs(padding, mask_check, nested, grad):
+    """PyTorch packs a padded batch into a nested tensor in eval mode without gradients, which
+    zeroes the padded outputs (and, with ``mask_check=False``, packs each sequence's first tokens
+    whatever the mask); ``enable_nested_tensor``/``mask_check`` must give the same outputs."""
+    x = np.random.default_rng(1).standard_normal((3, 5, 8)).astype(np.float32)
+    mask = np.array(_PADDING[padding])
+    outputs = []
+    state = None
+    for T in (torch, tg):
+        layer = T.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        encoder = T.nn.TransformerEncoder(layer, 2, norm=T.nn.LayerNorm(8), enable_nested_tensor=nested,
+                                          mask_check=mask_check)
+        if state is None:
+            state = {k: v.detach().numpy() for k, v in encoder.state_dict().items()}
+        encoder.load_state_dict({k: T.tensor(v) for k, v in state.items()})
+        encoder.eval()
+        with T.set_grad_enabled(grad), warnings.catch_warnings():
+            # PyTorch warns once that its nested tensors are a prototype
+            warnings.filterwarnings("ignore", "The PyTorch API of nested tensors", UserWarning)
+            outputs.append(encoder(T.tensor(x), src_key_padding_mask=T.tensor(mask)).detach().numpy())
+    np.testing.assert_allclose(outputs[1], outputs[0], atol=2e-5)
