@@ -355,14 +355,53 @@ def test_scheduler_takes_every_torch_keyword(name):
     assert _missing(name, getattr(S, name).__init__, getattr(tg.optim.lr_scheduler, name).__init__) == []
 
 
+# every keyword at a value other than its default
+SCHEDULER_KEYWORDS = {
+    "ReduceLROnPlateau": "o, mode='max', factor=0.5, patience=1, threshold=0.1, threshold_mode='abs', cooldown=1, "
+                         "min_lr=[0.001], eps=1e-3",
+    "OneCycleLR": "o, max_lr=0.5, epochs=2, steps_per_epoch=5, pct_start=0.4, anneal_strategy='linear', "
+                  "cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, div_factor=10.0, final_div_factor=100.0, "
+                  "three_phase=True",
+    "CosineAnnealingWarmRestarts": "o, T_0=2, T_mult=3, eta_min=0.01",
+    "PolynomialLR": "o, total_iters=4, power=0.5",
+    "LinearLR": "o, start_factor=0.5, end_factor=0.1, total_iters=3",
+    "ConstantLR": "o, factor=0.25, total_iters=2",
+    "CosineAnnealingLR": "o, T_max=3, eta_min=0.05",
+    "MultiStepLR": "o, [1, 3], gamma=0.5",
+    "StepLR": "o, 2, gamma=0.3",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULER_KEYWORDS))
+def test_scheduler_keywords_give_torch_schedules(name):
+    metrics = [1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 3.0, 3.0]
+    schedules = []
+    for T in (tg, torch):
+        opt = T.optim.SGD(_params(T), lr=0.1, momentum=0.9)
+        sched = eval(f"S.{name}({SCHEDULER_KEYWORDS[name]})", {"S": T.optim.lr_scheduler, "o": opt})
+        schedule = []
+        for metric in metrics:
+            opt.step()
+            if name == "ReduceLROnPlateau":
+                sched.step(metric)
+            else:
+                sched.step()
+            schedule.append([(round(g["lr"], 12), round(g["momentum"], 12)) for g in opt.param_groups])
+        schedules.append(schedule)
+    assert schedules[0] == schedules[1]
+
+
 # ------------------------------------------------------------------------------- data
 
 def _data_cases():
-    """(name, source) of data-utility constructions, with ``D`` the ``utils.data`` module."""
+    """(name, source) of data-utility constructions, with ``D`` the ``utils.data`` module.
+
+    ``StackDataset`` is left out: its keywords are the names of the datasets it stacks."""
     return {
         "DataLoader": "D.DataLoader(D.TensorDataset(T.arange(4)), batch_size=2",
         "TensorDataset": "D.TensorDataset(T.arange(4)",
         "ConcatDataset": "D.ConcatDataset([D.TensorDataset(T.arange(4))]",
+        "ChainDataset": "D.ChainDataset([]",
         "Subset": "D.Subset(D.TensorDataset(T.arange(4)), [0, 1]",
         "SequentialSampler": "D.SequentialSampler(range(4)",
         "RandomSampler": "D.RandomSampler(range(4)",

@@ -275,7 +275,15 @@ def _kernel(name, input, dim):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (after casting to ``dtype`` when given)."""
+    """``exp(x) / sum(exp(x))`` along ``dim`` (after casting to ``dtype`` when given).
+
+    Without ``dim`` it picks PyTorch's deprecated implicit dim, with PyTorch's warning
+    ``_stacklevel`` frames up.
+
+    >>> import tensorgrad as torch
+    >>> torch.nn.functional.softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
     input, dim = _softmax_input(input, dim, dtype, "softmax", _stacklevel)
     require_float(input, _kernel("softmax", input, dim))
     return apply(N.softmax, (input,), (dim,))
