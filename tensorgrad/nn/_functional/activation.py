@@ -10,8 +10,7 @@ from ... import _dtype
 from ..._api import creation as C
 from ..._api import math as M
 from ..._api import shape as S
-from ..._ops import more as MO
-from ..._ops import nn as N
+from ..._ops import nn_activation as N
 from ..._tensor import apply, check_inplace, commit_inplace, _wrap_dim
 from ._util import maybe_inplace, not_implemented, require_float
 
@@ -136,9 +135,9 @@ def randomized_leaky_relu(input, lower, upper, training, inplace, generator):
         noise = jnp.zeros((), dt)
     cfg = (bool(training), (float(lower) + float(upper)) / 2)
     if not inplace:
-        return apply(MO.rrelu_with_noise, (input, noise), cfg)
+        return apply(N.rrelu_with_noise, (input, noise), cfg)
     check_inplace(input)
-    return commit_inplace(input, apply(MO.rrelu_with_noise_, (input, noise), cfg))
+    return commit_inplace(input, apply(N.rrelu_with_noise_, (input, noise), cfg))
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

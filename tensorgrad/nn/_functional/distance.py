@@ -4,7 +4,8 @@ from ... import _dtype
 from ..._api import math as M
 from ..._api import shape as S
 from ..._autograd.grad_mode import no_grad
-from ..._ops import nn as N
+from ..._ops import elementwise as E
+from ..._ops import reduction as R
 from ..._tensor import apply
 from ._util import broadcast_pair, scalar_op
 
@@ -13,9 +14,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     """``norm(x1 - x2 + eps, p)`` over the last axis (``NormBackward1``)."""
     nd = max(x1.ndim, x2.ndim)
     d = x1 - x2
-    shifted = scalar_op(N.add_scalar, d, eps)
+    shifted = scalar_op(E.add_scalar, d, eps)
     dims = (nd - 1,) if nd else ()
-    return apply(N.norm_dim, (shifted,), (float(p), dims, bool(keepdim)))
+    return apply(R.norm_dim, (shifted,), (float(p), dims, bool(keepdim)))
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):

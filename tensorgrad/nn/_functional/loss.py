@@ -19,7 +19,7 @@ from ..._api import creation as C
 from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
-from ..._ops import nn as N
+from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
 from ._util import (
@@ -227,8 +227,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = M.sum(smooth) / denom
     elif reduction == "sum":
         smooth = M.sum(smooth)
-    first = apply(N.mul_scalar, (nll,), (1.0 - label_smoothing,))
-    return first + apply(N.mul_scalar, (smooth,), (label_smoothing / classes,))
+    first = apply(E.mul_scalar, (nll,), (1.0 - label_smoothing,))
+    return first + apply(E.mul_scalar, (smooth,), (label_smoothing / classes,))
 
 
 def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing, axis):
@@ -247,7 +247,7 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_s
         prod = prod * _class_shape(input, weight)
     if reduction == "mean":
         n = input.numel() // classes if classes else 0
-        return apply(N.div_scalar, (M.neg(M.sum(prod)),), (float(n),))
+        return apply(E.div_scalar, (M.neg(M.sum(prod)),), (float(n),))
     if reduction == "sum":
         return M.neg(M.sum(prod))
     return M.neg(M.sum(prod, axis))

@@ -13,8 +13,8 @@ from ... import _dtype
 from ..._api import creation as C
 from ..._api import extra_math as X
 from ..._api import math as M
-from ..._ops import extra as E
-from ..._ops import nn as N
+from ..._ops import elementwise as E
+from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
 from ._util import (
     broadcast_shape, is_tracer, no_grad_argument, not_implemented, or_absent, reduce_loss, reduction_of, scalar_op,
@@ -43,12 +43,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     dim = target.ndim
     eps = 1e-12
     prod = M.sum(input1 * input2, dim)
-    mag1 = scalar_op(N.add_scalar, M.sum(input1 * input1, dim), eps)
-    mag2 = scalar_op(N.add_scalar, M.sum(input2 * input2, dim), eps)
+    mag1 = scalar_op(E.add_scalar, M.sum(input1 * input1, dim), eps)
+    mag2 = scalar_op(E.add_scalar, M.sum(input2 * input2, dim), eps)
     cos = prod / M.sqrt(mag1 * mag2)
     zeros = _wrap(jnp.zeros(cos._data.shape, cos._data.dtype))
     pos = _wrap(jnp.ones(cos._data.shape, cos._data.dtype)) - cos
-    neg = X.clamp_min(scalar_op(N.sub_scalar, cos, margin), 0.0)
+    neg = X.clamp_min(scalar_op(E.sub_scalar, cos, margin), 0.0)
     out = M.where(M.eq(target, 1), pos, zeros) + M.where(M.eq(target, -1), neg, zeros)
     return reduce_loss(out, reduction)
 
@@ -61,7 +61,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
             f"{size_str(input1.shape)}, input2: {size_str(input2.shape)}, target: {size_str(target.shape)} ")
     broadcast_shape(broadcast_shape(input1.shape, input2.shape), target.shape)
-    out = scalar_op(N.add_scalar, M.neg(target) * (input1 - input2), margin)
+    out = scalar_op(E.add_scalar, M.neg(target) * (input1 - input2), margin)
     return reduce_loss(X.clamp_min(out, 0.0), reduction)
 
 
@@ -79,7 +79,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = M.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    out = scalar_op(N.add_scalar, dist_pos, margin) - dist_neg
+    out = scalar_op(E.add_scalar, dist_pos, margin) - dist_neg
     return reduce_loss(X.clamp_min(out, 0.0), reduction)
 
 
@@ -128,7 +128,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shape(input.shape, target.shape))}")
     no_grad_argument("soft_margin_loss", "target", target)
-    return apply(E.soft_margin_loss, (input, target), (reduction,))
+    return apply(NL.soft_margin_loss, (input, target), (reduction,))
 
 
 def _check_margin_input(input):
@@ -161,7 +161,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         if np.any(valid & (values >= c)):
             raise RuntimeError("argument #2 'target' is out of range")
     out_shape = tuple(input.shape[:1]) if input.ndim == 2 else ()
-    return apply(E.multilabel_margin_loss, (input, target), (reduction, out_shape))
+    return apply(NL.multilabel_margin_loss, (input, target), (reduction, out_shape))
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -194,5 +194,5 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if values is not None and np.any((values < 0) | (values >= c)):
         raise RuntimeError("target out of range")
     out_shape = (n,) if input.ndim == 2 else tuple(target.shape)
-    return apply(E.multi_margin_loss, (input, target, or_absent(weight, input.dtype)),
+    return apply(NL.multi_margin_loss, (input, target, or_absent(weight, input.dtype)),
                  (reduction, int(p), float(margin), out_shape))
