@@ -181,7 +181,7 @@ def test_each_torch_keyword_at_its_default_builds_the_same_module(name):
     positional, keywords = eval(f"(lambda *a, **k: (a, k))({args})", {"nn": torch.nn, "T": torch})
     try:
         given = set(sig.bind(None, *positional, **keywords).arguments)
-    except TypeError:  # a constructor taking *args, **kwargs: every keyword counts as given
+    except TypeError:  # arguments the signature cannot bind: treat every keyword as given
         given = set(sig.parameters)
     for key, p in sig.parameters.items():
         if key in given or p.default is p.empty or not _plain(p.default) or key == "self":
