@@ -5,6 +5,9 @@ structure); shuffled ones must be reproducible permutations; misuse raises PyTor
 """
 
 import collections
+import json
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -214,3 +217,233 @@ def test_training_loop_over_loader_runs_without_torch():
             loss.backward()
             opt.step()
     assert abs(w.item() - 3) < 0.05 and abs(b.item() - 1) < 0.3
+
+
+# ------------------------------------------------------------------------------- workers
+#
+# PyTorch's worker processes are forked, and forking a process that runs JAX can deadlock, so
+# PyTorch's side of these tests runs in a subprocess that imports only PyTorch. The same source
+# (WORKER_SOURCE) runs in both: ``run(T, D)`` returns plain values.
+
+WORKER_SOURCE = """
+def plain(x):
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if hasattr(x, "tolist"):
+        return [str(x.dtype), list(x.shape), x.tolist()]
+    return x
+
+
+def error_line(fn):
+    try:
+        fn()
+    except Exception as e:
+        return [type(e).__name__, str(e).split(chr(10))[0]]
+    return None
+
+
+def run(T, D):
+    class Stream(D.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+
+    class Sharded(D.IterableDataset):
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+        def __iter__(self):
+            info = D.get_worker_info()
+            if info is None:
+                return iter(range(self.start, self.end))
+            per = -(-(self.end - self.start) // info.num_workers)
+            lo = self.start + info.id * per
+            return iter(range(lo, min(lo + per, self.end)))
+
+    class Uneven(D.IterableDataset):
+        def __iter__(self):
+            info = D.get_worker_info()
+            wid = 0 if info is None else info.id
+            return iter(range(100 * wid, 100 * wid + 3 * (wid + 1)))
+
+    class Who(D.Dataset):
+        def __len__(self):
+            return 7
+
+        def __getitem__(self, i):
+            info = D.get_worker_info()
+            return (i, -1, -1) if info is None else (i, info.id, info.num_workers)
+
+    class Bad(D.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            if i == 2:
+                raise ValueError("bad item")
+            return i
+
+    def shift(worker_id):
+        # PyTorch's documented worker_init_fn pattern: configure this worker's dataset copy
+        D.get_worker_info().dataset.start += 100 * worker_id
+
+    def bad_init(worker_id):
+        raise KeyError("no init")
+
+    out = {}
+    for n in range(4):
+        def L(ds, **kw):
+            return plain(list(D.DataLoader(ds, num_workers=n, **kw)))
+        cases = [L(Stream(5), batch_size=2), L(Stream(5), batch_size=2, drop_last=True),
+                 L(Stream(5), batch_size=None), L(Sharded(3, 10), batch_size=2), L(Uneven(), batch_size=2),
+                 L(Who(), batch_size=2), L(Who(), batch_size=None)]
+        if n:
+            cases.append(L(Sharded(0, 3), batch_size=2, worker_init_fn=shift))
+            loader = D.DataLoader(Sharded(0, 5), batch_size=2, num_workers=n, persistent_workers=True,
+                                  worker_init_fn=shift)
+            cases.append([plain(list(loader)), plain(list(loader))])
+        out[str(n)] = cases
+    out["errors"] = [error_line(lambda: list(D.DataLoader(Bad(), batch_size=1, num_workers=2))),
+                     error_line(lambda: list(D.DataLoader(Bad(), batch_size=1, num_workers=2,
+                                                          worker_init_fn=bad_init)))]
+    ds = D.TensorDataset(T.arange(7))
+    out["tuning"] = [plain(list(D.DataLoader(ds, batch_size=3, **kw))) for kw in (
+        {"num_workers": 2, "prefetch_factor": 4}, {"num_workers": 2, "timeout": 30},
+        {"num_workers": 1, "multiprocessing_context": "fork"}, {"pin_memory": False, "pin_memory_device": ""})]
+    out["unordered"] = plain(list(D.DataLoader(ds, batch_size=3, num_workers=2, in_order=False)))
+    return out
+"""
+
+
+def _run_worker_source(T, D):
+    ns = {}
+    exec(WORKER_SOURCE, ns)
+    return ns["run"](T, D)
+
+
+@pytest.fixture(scope="module")
+def torch_worker_results():
+    if torch is None:
+        pytest.skip("PyTorch (the oracle) is not installed")
+    script = ("import json, torch\nfrom torch.utils import data as D\n" + WORKER_SOURCE
+              + "\nprint(json.dumps(run(torch, D)))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def worker_results():
+    return json.loads(json.dumps(_run_worker_source(tg, tgdata)))
+
+
+@pytest.mark.parametrize("num_workers", ["0", "1", "2", "3"])
+def test_worker_batches_and_order_match_torch(num_workers, worker_results, torch_worker_results):
+    assert worker_results[num_workers] == torch_worker_results[num_workers]
+
+
+def test_worker_exceptions_are_reraised_like_torch(worker_results, torch_worker_results):
+    assert worker_results["errors"] == torch_worker_results["errors"]
+    assert worker_results["errors"][0] == ["ValueError", "Caught ValueError in DataLoader worker process 0."]
+
+
+def test_loader_options_that_only_tune_loading_give_torch_batches(worker_results, torch_worker_results):
+    assert worker_results["tuning"] == torch_worker_results["tuning"]
+    # in_order=False lets PyTorch hand batches out as they are ready: the same batches, in
+    # some order, of which tensorgrad's (in order) is one
+    ours, theirs = worker_results["unordered"], torch_worker_results["unordered"]
+    assert sorted(ours) == sorted(theirs)
+    assert ours == worker_results["tuning"][0]
+
+
+def test_workers_have_their_own_random_streams_without_torch():
+    """A worker's draws come from its own streams (seeded ``base_seed + id``), so the caller's
+    stream only moves by the one base-seed draw per epoch, as with PyTorch's processes."""
+    import random
+
+    class Noisy(tgdata.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            info = tgdata.get_worker_info()
+            return tg.rand(1), random.random(), np.random.rand(), info.seed, tg.initial_seed()
+
+    class Quiet(Noisy):
+        def __getitem__(self, i):
+            return tg.zeros(1), 0.0, 0.0, 0, 0
+
+    after = []
+    for ds in (Noisy(), Quiet()):
+        tg.manual_seed(0)
+        random.seed(0)
+        np.random.seed(0)
+        list(tgdata.DataLoader(ds, batch_size=None, num_workers=2))
+        after.append((tg.rand(1).item(), random.random(), np.random.rand()))
+    assert after[0] == after[1]
+    tg.manual_seed(0)
+    noisy = list(tgdata.DataLoader(Noisy(), batch_size=None, num_workers=2))
+    assert noisy[1][3] == noisy[0][3] + 1 and noisy[2][3] == noisy[0][3]
+    assert [b[4] for b in noisy] == [b[3] for b in noisy]
+    assert noisy[0][0].item() != noisy[1][0].item()
+    tg.manual_seed(0)
+    again = list(tgdata.DataLoader(Noisy(), batch_size=None, num_workers=2))
+    assert [(b[0].item(), b[1], b[2]) for b in again] == [(b[0].item(), b[1], b[2]) for b in noisy]
+    assert tgdata.get_worker_info() is None
+
+
+LOADER_OPTIONS = [
+    "D.DataLoader([1, 2], num_workers=2, prefetch_factor=-1)",
+    "D.DataLoader([1, 2], prefetch_factor=2)",
+    "D.DataLoader([1, 2], persistent_workers=True)",
+    "D.DataLoader([1, 2], timeout=-1)",
+    "D.DataLoader([1, 2], multiprocessing_context='fork')",
+    "D.DataLoader([1, 2], num_workers=1, multiprocessing_context='bogus')",
+    "D.DataLoader([1, 2], num_workers=1, multiprocessing_context=3)",
+    "list(D.DataLoader([1, 2], timeout=5))",
+    "setattr(D.DataLoader([1, 2]), 'batch_size', 3)",
+    "setattr(D.DataLoader([1, 2]), 'dataset', [3])",
+]
+
+
+@pytest.mark.parametrize("src", LOADER_OPTIONS)
+def test_loader_option_errors_match_torch(src):
+    outcomes = [_error(lambda: eval(src, {"T": T, "D": D})) for T, D in ((tg, tgdata), (torch, tdata))]
+    assert outcomes[0] is not None
+    assert outcomes[0] == outcomes[1]
+
+
+def test_pin_memory_warns_like_torch_without_an_accelerator():
+    import jax
+    if jax.default_backend() != "cpu":
+        pytest.skip("tensorgrad warns as PyTorch does only on a CPU backend")
+    messages = []
+    for T, D in ((tg, tgdata), (torch, tdata)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            batches = list(D.DataLoader(D.TensorDataset(T.arange(3)), batch_size=2, pin_memory=True))
+        messages.append(([str(w.message) for w in caught], _plain(batches)))
+    assert messages[0] == messages[1] and messages[0][0]
+
+
+def test_iterable_dataset_longer_than_its_len_warns_like_torch():
+    messages = []
+    for D in (tgdata, tdata):
+        class Stream(D.IterableDataset):
+            def __iter__(self):
+                return iter(range(3))
+
+            def __len__(self):
+                return 2
+
+            def __repr__(self):
+                return "Stream"
+        loader = D.DataLoader(Stream(), batch_size=1)
+        assert len(loader) == 2
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            list(loader)
+        messages.append([str(w.message) for w in caught])
+    assert messages[0] == messages[1] and messages[0]

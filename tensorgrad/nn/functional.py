@@ -4,7 +4,6 @@ Every function takes PyTorch's arguments and defaults, raises PyTorch's errors, 
 the ``grad_fn`` nodes PyTorch records. The implementations live in ``nn/_functional``.
 """
 
-from .._api.more_ops import _rrelu
 from ._functional.activation import (
     relu as relu, relu_ as relu_, relu6 as relu6, hardtanh as hardtanh, hardtanh_ as hardtanh_,
     leaky_relu as leaky_relu, leaky_relu_ as leaky_relu_, elu as elu, elu_ as elu_, selu as selu,
@@ -12,8 +11,12 @@ from ._functional.activation import (
     gelu as gelu, silu as silu, mish as mish, hardsigmoid as hardsigmoid, hardswish as hardswish,
     softplus as softplus, softsign as softsign, logsigmoid as logsigmoid, tanhshrink as tanhshrink,
     hardshrink as hardshrink, softshrink as softshrink, prelu as prelu, sigmoid as sigmoid, tanh as tanh,
-    glu as glu, softmax as softmax, log_softmax as log_softmax, softmin as softmin,
+    glu as glu, rrelu as rrelu, rrelu_ as rrelu_, softmax as softmax, log_softmax as log_softmax,
+    softmin as softmin,
+)
+from ._functional.dropout import (
     dropout as dropout, dropout1d as dropout1d, dropout2d as dropout2d, dropout3d as dropout3d,
+    alpha_dropout as alpha_dropout, feature_alpha_dropout as feature_alpha_dropout,
 )
 from ._functional.linear import (
     linear as linear, bilinear as bilinear, embedding as embedding, one_hot as one_hot,
@@ -40,24 +43,12 @@ from ._functional.loss import (
     mse_loss as mse_loss, l1_loss as l1_loss, smooth_l1_loss as smooth_l1_loss, huber_loss as huber_loss,
     nll_loss as nll_loss, cross_entropy as cross_entropy, binary_cross_entropy as binary_cross_entropy,
     binary_cross_entropy_with_logits as binary_cross_entropy_with_logits, kl_div as kl_div,
-    cosine_embedding_loss as cosine_embedding_loss, margin_ranking_loss as margin_ranking_loss,
-    triplet_margin_loss as triplet_margin_loss, pairwise_distance as pairwise_distance,
-    cosine_similarity as cosine_similarity,
-)
-from ._functional.loss_extra import (
     poisson_nll_loss as poisson_nll_loss, gaussian_nll_loss as gaussian_nll_loss,
-    soft_margin_loss as soft_margin_loss, hinge_embedding_loss as hinge_embedding_loss,
-    multilabel_margin_loss as multilabel_margin_loss, multilabel_soft_margin_loss as multilabel_soft_margin_loss,
-    multi_margin_loss as multi_margin_loss, alpha_dropout as alpha_dropout,
-    feature_alpha_dropout as feature_alpha_dropout,
 )
-
-
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """``x`` above 0; below, ``x`` times a slope drawn from ``U(lower, upper)`` (training) or
-    ``(lower + upper) / 2`` (eval)."""
-    return _rrelu(input, lower, upper, training, inplace)
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return _rrelu(input, lower, upper, training, True)
+from ._functional.margin_loss import (
+    cosine_embedding_loss as cosine_embedding_loss, margin_ranking_loss as margin_ranking_loss,
+    triplet_margin_loss as triplet_margin_loss, soft_margin_loss as soft_margin_loss,
+    hinge_embedding_loss as hinge_embedding_loss, multilabel_margin_loss as multilabel_margin_loss,
+    multilabel_soft_margin_loss as multilabel_soft_margin_loss, multi_margin_loss as multi_margin_loss,
+)
+from ._functional.distance import pairwise_distance as pairwise_distance, cosine_similarity as cosine_similarity

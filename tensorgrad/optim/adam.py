@@ -1,7 +1,9 @@
 """Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant."""
 
 from .._api.math import maximum
-from .optimizer import Optimizer, addcdiv_, apply_weight_decay, check_nonnegative, new_state, value_of
+from .optimizer import (
+    Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, value_of,
+)
 
 
 def check_adam_args(lr, betas, eps, weight_decay):
@@ -40,6 +42,7 @@ class Adam(Optimizer):
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _init_state(self, p, group):
         if group["amsgrad"]:

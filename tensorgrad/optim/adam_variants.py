@@ -5,8 +5,10 @@ from .._api.creation import tensor as _tensor, zeros_like
 from .._api.math import maximum, where
 from .adam import check_adam_args, update_moments
 from .._tensor import Tensor
-from .optimizer import (Optimizer, addcdiv_, apply_weight_decay, check_nonnegative, new_state, step_tensor,
-                        value_of)
+from .optimizer import (
+    Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, step_tensor,
+    value_of,
+)
 
 
 class Adamax(Optimizer):
@@ -18,6 +20,7 @@ class Adamax(Optimizer):
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _init_state(self, p, group):
         return new_state(p, "exp_avg", "exp_inf")
@@ -46,6 +49,7 @@ class NAdam(Optimizer):
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _init_state(self, p, group):
         return {"step": step_tensor(), "mu_product": _tensor(1.0, dtype=_dtype.float32),
@@ -80,6 +84,7 @@ class RAdam(Optimizer):
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay, "differentiable": differentiable}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _init_state(self, p, group):
         return new_state(p, "exp_avg", "exp_avg_sq")

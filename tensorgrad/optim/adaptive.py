@@ -1,8 +1,10 @@
 """Per-coordinate adaptive learning rates: RMSprop, Adagrad, Adadelta."""
 
 from .._api.creation import full_like, zeros_like
-from .optimizer import (Optimizer, addcdiv_, apply_weight_decay, axpy_, check_nonnegative, new_state, step_tensor,
-                        value_of)
+from .optimizer import (
+    Optimizer, addcdiv_, apply_weight_decay, axpy_, check_implementation_flags, check_nonnegative, new_state,
+    step_tensor, value_of,
+)
 
 
 class RMSprop(Optimizer):
@@ -19,6 +21,7 @@ class RMSprop(Optimizer):
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _init_state(self, p, group):
         state = new_state(p, "square_avg")
@@ -63,6 +66,7 @@ class Adagrad(Optimizer):
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p] = self._init_state(p, group)
@@ -92,6 +96,7 @@ class Adadelta(Optimizer):
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
                     "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _init_state(self, p, group):
         return new_state(p, "square_avg", "acc_delta")

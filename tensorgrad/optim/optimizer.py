@@ -62,6 +62,33 @@ def check_nonnegative(**values):
             raise ValueError(f"Invalid {label}: {value}")
 
 
+def check_implementation_flags(optimizer):
+    """Check ``optimizer``'s defaults for the flags that choose how PyTorch runs a step.
+
+    ``foreach`` and ``fused`` only pick an implementation that gives the same updates, so
+    tensorgrad's one implementation serves them all (their invalid combinations raise PyTorch's
+    errors); ``capturable`` (CUDA-graph capture) and ``differentiable`` (recording the step for
+    autograd) change what a step does and are not supported, so they raise rather than being
+    ignored."""
+    name = type(optimizer).__name__
+    flags = optimizer.defaults
+    foreach, fused = flags.get("foreach"), flags.get("fused")
+    capturable, differentiable = flags.get("capturable"), flags.get("differentiable")
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if capturable:
+        raise NotImplementedError(
+            f"{name}(capturable=True) is not supported: tensorgrad has no CUDA-graph capture. Leave "
+            "capturable=False (tensorgrad.compile traces a whole training step instead).")
+    if differentiable:
+        raise NotImplementedError(
+            f"{name}(differentiable=True) is not supported: tensorgrad's optimizers update parameters outside "
+            "autograd. Write the update as a function of the parameters (tensorgrad.func) to differentiate it.")
+
+
 def value_of(t):
     """A state counter's value for the update's arithmetic: a Python number when run eagerly
     (PyTorch's single-tensor CPU path does its scalar math in double precision); while

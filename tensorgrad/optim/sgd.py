@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 
-from .optimizer import Optimizer, apply_weight_decay, axpy_, check_nonnegative
+from .optimizer import Optimizer, apply_weight_decay, axpy_, check_implementation_flags, check_nonnegative
 
 
 class SGD(Optimizer):
@@ -28,6 +28,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        check_implementation_flags(self)
 
     def _update(self, group):
         # SGD keeps per-parameter state (the momentum buffer) only with momentum, as PyTorch does

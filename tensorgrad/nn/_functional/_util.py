@@ -1,5 +1,6 @@
 """Argument handling shared by the functional modules: dtype checks, spatial tuples,
-reductions, in-place variants and the placeholder for an absent optional tensor."""
+reductions, in-place variants, the placeholder for an absent optional tensor and the
+broadcasting and reduction steps the losses share."""
 
 import warnings
 
@@ -7,8 +8,10 @@ import jax
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._autograd.grad_mode import no_grad
-from ..._tensor import check_inplace, commit_inplace, _wrap
+from ..._api import math as M
+from ..._api import shape as S
+from ..._autograd.grad_mode import is_grad_enabled, no_grad
+from ..._tensor import apply, check_inplace, commit_inplace, _wrap
 
 _ABSENT = {}
 
@@ -93,3 +96,52 @@ def write_no_grad(target, array):
 
 def size_str(shape):
     return f"torch.Size({list(shape)})"
+
+
+# ---------------------------------------------------------------- losses
+
+def broadcast_shape(a, b):
+    """numpy broadcasting with PyTorch's message."""
+    a, b = tuple(a), tuple(b)
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n):
+        x = a[i - n + len(a)] if i >= n - len(a) else 1
+        y = b[i - n + len(b)] if i >= n - len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def broadcast_pair(input, target):
+    shape = broadcast_shape(input.shape, target.shape)
+    if tuple(input.shape) != shape:
+        input = S.expand(input, shape)
+    if tuple(target.shape) != shape:
+        target = S.expand(target, shape)
+    return input, target
+
+
+def no_grad_argument(name, arg, t):
+    if t is not None and t.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{name}' is not differentiable with respect to argument '{arg}'. This input cannot have "
+            "requires_grad True.")
+
+
+def reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return M.mean(loss)
+    if reduction == "sum":
+        return M.sum(loss)
+    return loss
+
+
+def scalar_op(op, x, value):
+    """``x`` with a Python number, recorded as PyTorch's Tensor-Scalar overload (``AddBackward1``);
+    an integer tensor promotes to the default float dtype first."""
+    if x.dtype.kind != _dtype.FLOAT:
+        x = S.to(x, _dtype.get_default_dtype())
+    return apply(op, (x,), (float(value),))

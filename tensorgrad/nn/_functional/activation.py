@@ -1,4 +1,5 @@
-"""Activations, softmax and dropout."""
+"""The activations of ``torch.nn.functional`` and softmax (``softmax``, ``log_softmax``,
+``softmin``); the dropout family lives in ``dropout.py``."""
 
 import warnings
 
@@ -10,7 +11,7 @@ from ..._api import creation as C
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import nn_activation as N
-from ..._tensor import apply, _wrap, _wrap_dim
+from ..._tensor import apply, check_inplace, commit_inplace, _wrap_dim
 from ._util import maybe_inplace, not_implemented, require_float
 
 
@@ -115,6 +116,46 @@ def threshold_(input, threshold, value):
     return _threshold(input, threshold, value, True)
 
 
+def randomized_leaky_relu(input, lower, upper, training, inplace, generator):
+    """``x`` above 0; below, ``x`` times a slope drawn from ``U(lower, upper)`` per entry
+    (training, from ``generator`` or the global one) or ``(lower + upper) / 2`` (eval).
+
+    The node is PyTorch's ``RreluWithNoiseBackward0``; this is the kernel behind
+    ``rrelu``/``rrelu_`` here and PyTorch's top-level ``torch.rrelu`` (which takes ``generator``).
+    """
+    if input.dtype.kind != _dtype.FLOAT:
+        raise not_implemented("leaky_relu_cpu", input.dtype)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    dt = input._data.dtype
+    if training:
+        drawn = jax.random.uniform(C._key(generator), input._data.shape, jnp.float64, lower, upper)
+        noise = jnp.where(input._data > 0, jnp.ones((), jnp.float64), drawn).astype(dt)
+    else:
+        noise = jnp.zeros((), dt)
+    cfg = (bool(training), (float(lower) + float(upper)) / 2)
+    if not inplace:
+        return apply(N.rrelu_with_noise, (input, noise), cfg)
+    check_inplace(input)
+    return commit_inplace(input, apply(N.rrelu_with_noise_, (input, noise), cfg))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: below 0, a slope drawn from ``U(lower, upper)`` when ``training``,
+    ``(lower + upper) / 2`` otherwise.
+
+    >>> import tensorgrad as torch
+    >>> torch.nn.functional.rrelu(torch.tensor([-4.0, 2.0]), 0.25, 0.25)
+    tensor([-1.,  2.])
+    """
+    return randomized_leaky_relu(input, lower, upper, training, inplace, None)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place ``rrelu``; PyTorch's ``nn.functional.rrelu_`` is ``torch.rrelu_``, hence ``generator``."""
+    return randomized_leaky_relu(input, lower, upper, training, True, generator)
+
+
 # ---------------------------------------------------------------- smooth
 
 def gelu(input, approximate="none"):
@@ -209,15 +250,18 @@ def glu(input, dim=-1):
 
 # ---------------------------------------------------------------- softmax
 
-def _softmax_dim(name, ndim):
+def _softmax_dim(name, ndim, stacklevel):
+    """PyTorch's deprecated implicit dim (0 for 0-, 1- and 3-D inputs, else 1), with its warning
+    ``stacklevel`` frames up (counted as PyTorch counts them from its own helper)."""
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", UserWarning, stacklevel=4)
+                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _softmax_input(input, dim, dtype, name):
+def _softmax_input(input, dim, dtype, name, stacklevel):
     if dim is None:
-        dim = _softmax_dim(name, input.ndim)
+        # one frame deeper than PyTorch's _get_softmax_dim: this helper
+        dim = _softmax_dim(name, input.ndim, stacklevel + 1)
     dim = _wrap_dim(dim, input.ndim)
     if dtype is not None:
         input = S.to(input, dtype)
@@ -230,14 +274,22 @@ def _kernel(name, input, dim):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (after casting to ``dtype`` when given)."""
-    input, dim = _softmax_input(input, dim, dtype, "softmax")
+    """``exp(x) / sum(exp(x))`` along ``dim`` (after casting to ``dtype`` when given).
+
+    Without ``dim`` it picks PyTorch's deprecated implicit dim, with PyTorch's warning
+    ``_stacklevel`` frames up.
+
+    >>> import tensorgrad as torch
+    >>> torch.nn.functional.softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    input, dim = _softmax_input(input, dim, dtype, "softmax", _stacklevel)
     require_float(input, _kernel("softmax", input, dim))
     return apply(N.softmax, (input,), (dim,))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    input, dim = _softmax_input(input, dim, dtype, "log_softmax")
+    input, dim = _softmax_input(input, dim, dtype, "log_softmax", _stacklevel)
     require_float(input, _kernel("log_softmax", input, dim))
     return apply(N.log_softmax, (input,), (dim,))
 
@@ -245,115 +297,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x)``, recorded as PyTorch records it (Softmax over Neg)."""
     if dim is None:
-        dim = _softmax_dim("softmin", input.ndim)
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
     neg = M.neg(input)
     return softmax(neg, dim, dtype=dtype)
-
-
-# ---------------------------------------------------------------- dropout
-
-def _check_p(p):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def nothing_to_drop(input, p, training, feature):
-    """True when a dropout returns ``input`` itself (not training, ``p == 0``, empty input);
-    feature dropout needs at least two dimensions."""
-    if not training or p == 0.0 or input.numel() == 0:
-        return True
-    if feature and input.ndim < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    return False
-
-
-def keep_mask(input, p, feature):
-    """A random boolean mask of the kept entries (probability ``1 - p``); ``feature`` draws one
-    value per (sample, channel), the first two axes. Floating inputs only, as in PyTorch."""
-    if input.dtype.kind != _dtype.FLOAT:
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
-    shape = tuple(input.shape)
-    if feature:
-        shape = shape[:2] + (1,) * (len(shape) - 2)
-    return jax.random.bernoulli(C._key(None), 1.0 - p, shape)
-
-
-def _dropout(input, p, training, inplace, feature):
-    """Multiply by a fixed mask of 0 and ``1 / (1 - p)``. Returns ``input`` itself when nothing
-    drops."""
-    if nothing_to_drop(input, p, training, feature):
-        return input
-    d = input._data.dtype
-    if p == 1.0:
-        mask = _wrap(jnp.zeros((), d))
-    else:
-        mask = _wrap(keep_mask(input, p, feature).astype(d) * jnp.asarray(1.0 / (1.0 - p), d))
-    if inplace:
-        return input.mul_(mask)
-    return M.mul(input, mask)
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
-
-    Draws from tensorgrad's global generator (``manual_seed`` makes it reproducible).
-    """
-    _check_p(p)
-    return _dropout(input, p, training, inplace, feature=False)
-
-
-def _feature_dropout(input, p, training, inplace, batched):
-    """Channel-wise dropout; an unbatched input gets a batch axis for the duration."""
-    if batched:
-        return _dropout(input, p, training, inplace, feature=True)
-    x = input.unsqueeze_(0) if inplace else S.unsqueeze(input, 0)
-    out = _dropout(x, p, training, inplace, feature=True)
-    return out.squeeze_(0) if inplace else S.squeeze(out, 0)
-
-
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of an ``(N, C, L)`` or ``(C, L)`` input."""
-    _check_p(p)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(
-            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that dropout1d "
-            "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, "
-            "and an optional batch dimension (i.e. 2D or 3D inputs).")
-    return _feature_dropout(input, p, training, inplace, input.ndim == 3)
-
-
-def _feature_warning(name, nd, lo):
-    warnings.warn(
-        f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an error in a "
-        f"future release. To retain the behavior and silence this warning, please use dropout instead. Note "
-        f"that {name} exists to provide channel-wise dropout on inputs with {lo - 1} spatial dimensions, a "
-        f"channel dimension, and an optional batch dimension (i.e. {lo}D or {lo + 1}D inputs).",
-        UserWarning, stacklevel=3)
-
-
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of an ``(N, C, H, W)`` input.
-
-    As PyTorch, a 3-D input is read as ``(N, C, L)`` (with a warning), not as unbatched.
-    """
-    _check_p(p)
-    nd = input.ndim
-    if nd not in (3, 4):
-        _feature_warning("dropout2d", nd, 3)
-    if nd == 3:
-        warnings.warn(
-            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
-            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
-            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
-            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
-            "instead.", UserWarning, stacklevel=2)
-    return _dropout(input, p, training, inplace, feature=True)
-
-
-def dropout3d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of an ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
-    _check_p(p)
-    nd = input.ndim
-    if nd not in (4, 5):
-        _feature_warning("dropout3d", nd, 4)
-    return _feature_dropout(input, p, training, inplace, nd == 5)

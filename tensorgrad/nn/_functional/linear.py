@@ -17,7 +17,7 @@ from ..._ops import nn_linear as N
 from ..._ops import shape as SO
 from ..._tensor import apply, _wrap, _C_TYPE
 from ._util import absent, is_tracer, not_implemented, write_no_grad
-from .activation import dropout
+from .dropout import dropout
 
 
 # ---------------------------------------------------------------- linear

@@ -1,53 +1,35 @@
-"""Losses and distances.
+"""Regression, classification and likelihood losses.
 
 Losses that PyTorch runs as one kernel (mse, smooth_l1, huber, nll, binary cross entropy) are
-single ops; the others are composed the way PyTorch composes them, so their ``grad_fn``
-chains match (``cross_entropy`` is ``NllLossBackward0`` over ``LogSoftmaxBackward0``).
+single ops; the others (cross entropy, kl_div, the Poisson and Gaussian likelihoods) are
+composed the way PyTorch composes them, so their ``grad_fn`` chains match
+(``cross_entropy`` is ``NllLossBackward0`` over ``LogSoftmaxBackward0``). The margin, ranking
+and hinge losses are in ``margin_loss.py``.
 """
 
+import math
 import warnings
 
 import numpy as np
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._autograd.grad_mode import is_grad_enabled, no_grad
+from ..._autograd.grad_mode import no_grad
+from ..._api import creation as C
 from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
 from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
-from ..._ops import reduction as R
 from ..._tensor import apply, _wrap
-from ._util import is_tracer, not_implemented, or_absent, reduction_of, size_str
+from ._util import (
+    broadcast_pair, broadcast_shape, is_tracer, no_grad_argument, not_implemented, or_absent, reduce_loss,
+    reduction_of, size_str,
+)
 from .activation import log_softmax
 
 
 # ---------------------------------------------------------------- helpers
-
-def _broadcast_shape(a, b):
-    """numpy broadcasting with PyTorch's message."""
-    a, b = tuple(a), tuple(b)
-    n = max(len(a), len(b))
-    out = []
-    for i in range(n):
-        x = a[i - n + len(a)] if i >= n - len(a) else 1
-        y = b[i - n + len(b)] if i >= n - len(b) else 1
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
-    return tuple(out)
-
-
-def _broadcast_pair(input, target):
-    shape = _broadcast_shape(input.shape, target.shape)
-    if tuple(input.shape) != shape:
-        input = S.expand(input, shape)
-    if tuple(target.shape) != shape:
-        target = S.expand(target, shape)
-    return input, target
-
 
 def _warn_size(input, target):
     if tuple(target.shape) != tuple(input.shape):
@@ -55,21 +37,6 @@ def _warn_size(input, target):
             f"Using a target size ({size_str(target.shape)}) that is different to the input size "
             f"({size_str(input.shape)}). This will likely lead to incorrect results due to broadcasting. Please "
             "ensure they have the same size.", UserWarning, stacklevel=3)
-
-
-def _no_grad_argument(name, arg, t):
-    if t is not None and t.requires_grad and is_grad_enabled():
-        raise RuntimeError(
-            f"The function '{name}' is not differentiable with respect to argument '{arg}'. This input cannot have "
-            "requires_grad True.")
-
-
-def _reduce(loss, reduction):
-    if reduction == "mean":
-        return M.mean(loss)
-    if reduction == "sum":
-        return M.sum(loss)
-    return loss
 
 
 def _weighted(loss, weight, input, reduction, mean_by_weight=True):
@@ -88,7 +55,7 @@ def _pointwise(op, kernel, input, target, reduction, *cfg):
     d = M.result_type(input, target)
     if d.kind != _dtype.FLOAT:
         raise not_implemented(kernel, d)
-    input, target = _broadcast_pair(input, target)
+    input, target = broadcast_pair(input, target)
     return apply(op, (input, target), (reduction,) + cfg + (d.np,))
 
 
@@ -99,7 +66,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     if weight is not None:
-        x, t = _broadcast_pair(input, target)
+        x, t = broadcast_pair(input, target)
         return _weighted(M.pow(x - t, 2), weight, input, reduction)
     return _pointwise(NL.mse_loss, "mse_cpu", input, target, reduction)
 
@@ -108,11 +75,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """Mean absolute error, composed as PyTorch does: ``(input - target).abs()`` then reduced."""
     _warn_size(input, target)
     reduction = reduction_of(size_average, reduce, reduction)
-    x, t = _broadcast_pair(input, target)
+    x, t = broadcast_pair(input, target)
     diff = M.abs(x - t)
     if weight is not None:
         return _weighted(diff, weight, input, reduction)
-    return _reduce(diff, reduction)
+    return reduce_loss(diff, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -297,10 +264,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise not_implemented("binary_cross_entropy", input.dtype)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {target.dtype.c_name} but expected {input.dtype.c_name}")
-    _no_grad_argument("binary_cross_entropy", "weight", weight)
+    no_grad_argument("binary_cross_entropy", "weight", weight)
     if weight is not None:
         try:
-            shape = _broadcast_shape(target.shape, weight.shape)
+            shape = broadcast_shape(target.shape, weight.shape)
         except RuntimeError:
             shape = None
         if shape != tuple(target.shape):
@@ -328,13 +295,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise not_implemented("log_sigmoid_cpu", input.dtype)
     if target.dtype.kind != _dtype.FLOAT:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {target.dtype.c_name}")
-    _no_grad_argument("binary_cross_entropy_with_logits", "weight", weight)
-    _no_grad_argument("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    no_grad_argument("binary_cross_entropy_with_logits", "weight", weight)
+    no_grad_argument("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     shape = tuple(input.shape)
     if weight is not None:
-        weight = S.expand(weight, _broadcast_shape(shape, weight.shape)) if tuple(weight.shape) != shape else weight
+        weight = S.expand(weight, broadcast_shape(shape, weight.shape)) if tuple(weight.shape) != shape else weight
     if pos_weight is not None:
-        _broadcast_shape(pos_weight.shape, shape)
+        broadcast_shape(pos_weight.shape, shape)
     d = input.dtype
     return apply(NL.binary_cross_entropy_with_logits, (input, target, or_absent(weight, d), or_absent(pos_weight, d)),
                  (reduction,))
@@ -362,101 +329,49 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         total = M.sum(loss)
         return total / input.shape[0] if input.ndim else total
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
-# ---------------------------------------------------------------- embedding losses and distances
+# ---------------------------------------------------------------- likelihood losses
 
-def _scalar_op(op, x, value):
-    """``x`` with a Python number, recorded as PyTorch's Tensor-Scalar overload (``AddBackward1``);
-    an integer tensor promotes to the default float dtype first."""
-    if x.dtype.kind != _dtype.FLOAT:
-        x = S.to(x, _dtype.get_default_dtype())
-    return apply(op, (x,), (float(value),))
-
-
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    """``1 - cos`` for target 1, ``max(0, cos - margin)`` for target -1."""
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Negative log likelihood of ``target`` under a Poisson distribution of rate ``input``
+    (``exp(input)`` when ``log_input``); ``full`` adds Stirling's approximation of
+    ``log(target!)`` for targets above 1."""
     reduction = reduction_of(size_average, reduce, reduction)
-    if target.ndim not in (0, 1):
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if target.ndim == 1 and not (input1.ndim == 2 and input2.ndim == 2):
-        raise RuntimeError(
-            f"1D target tensor expects 2D input tensors, but found inputs with sizes {list(input1.shape)} and "
-            f"{list(input2.shape)}.")
-    if target.ndim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
-        raise RuntimeError(
-            f"0D target tensor expects 1D input tensors, but found inputs with sizes {list(input1.shape)} and "
-            f"{list(input2.shape)}.")
-    _broadcast_shape(input1.shape, input2.shape)
-    dim = target.ndim
-    eps = 1e-12
-    prod = M.sum(input1 * input2, dim)
-    mag1 = _scalar_op(E.add_scalar, M.sum(input1 * input1, dim), eps)
-    mag2 = _scalar_op(E.add_scalar, M.sum(input2 * input2, dim), eps)
-    cos = prod / M.sqrt(mag1 * mag2)
-    zeros = _wrap(jnp.zeros(cos._data.shape, cos._data.dtype))
-    pos = _wrap(jnp.ones(cos._data.shape, cos._data.dtype)) - cos
-    neg = X.clamp_min(_scalar_op(E.sub_scalar, cos, margin), 0.0)
-    out = M.where(M.eq(target, 1), pos, zeros) + M.where(M.eq(target, -1), neg, zeros)
-    return _reduce(out, reduction)
+    if log_input:
+        loss = M.exp(input) - target * input
+    else:
+        loss = input - target * M.log(input + eps)
+    if full:
+        stirling = target * M.log(target) - target + 0.5 * M.log(2 * math.pi * target)
+        loss = loss + S.masked_fill(stirling, target <= 1, 0)
+    return reduce_loss(loss, reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    """``max(0, -target * (input1 - input2) + margin)``."""
-    reduction = reduction_of(size_average, reduce, reduction)
-    if not (input1.ndim == input2.ndim == target.ndim):
-        raise RuntimeError(
-            "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
-            f"{size_str(input1.shape)}, input2: {size_str(input2.shape)}, target: {size_str(target.shape)} ")
-    _broadcast_shape(_broadcast_shape(input1.shape, input2.shape), target.shape)
-    out = _scalar_op(E.add_scalar, M.neg(target) * (input1 - input2), margin)
-    return _reduce(X.clamp_min(out, 0.0), reduction)
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    """``norm(x1 - x2 + eps, p)`` over the last axis (``NormBackward1``)."""
-    nd = max(x1.ndim, x2.ndim)
-    d = x1 - x2
-    shifted = _scalar_op(E.add_scalar, d, eps)
-    dims = (nd - 1,) if nd else ()
-    return apply(R.norm_dim, (shifted,), (float(p), dims, bool(keepdim)))
-
-
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
-    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``pairwise_distance``."""
-    reduction = reduction_of(size_average, reduce, reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not (anchor.ndim == positive.ndim == negative.ndim):
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
-            f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs")
-    dist_pos = pairwise_distance(anchor, positive, p, eps)
-    dist_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        dist_neg = M.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    out = _scalar_op(E.add_scalar, dist_pos, margin) - dist_neg
-    return _reduce(X.clamp_min(out, 0.0), reduction)
-
-
-def cosine_similarity(x1, x2, dim=1, eps=1e-08):
-    """``x1 . x2 / (max(|x1|, eps) max(|x2|, eps))`` along ``dim``.
-
-    As PyTorch, the norms are clamped outside autograd, so the gradient treats them as exact.
-    """
-    d = M.result_type(x1, x2)
-    if d.kind != _dtype.FLOAT:
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {d.c_name}")
-    if x1.dtype is not d:
-        x1 = S.to(x1, d)
-    if x2.dtype is not d:
-        x2 = S.to(x2, d)
-    x1, x2 = _broadcast_pair(x1, x2)
-    n1 = S.clone(M.norm(x1, 2, dim, keepdim=True))
-    n2 = S.clone(M.norm(x2, 2, dim, keepdim=True))
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Negative log likelihood of ``target`` under a Gaussian of mean ``input`` and variance
+    ``var`` (clamped below at ``eps`` without a gradient through the clamp)."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * C.ones_like(input)
+    elif bool(M.any(var < 0)):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = S.unsqueeze(var, -1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass  # heteroscedastic: one dimension of size 1
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = S.clone(var)
     with no_grad():
-        n1.clamp_min_(eps)
-        n2.clamp_min_(eps)
-    return M.sum((x1 / n1) * (x2 / n2), dim)
+        var.clamp_(min=eps)
+    loss = 0.5 * (M.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return reduce_loss(loss, reduction)

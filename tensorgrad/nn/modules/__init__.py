@@ -31,21 +31,24 @@ from .normalization import (
     InstanceNorm1d as InstanceNorm1d, InstanceNorm2d as InstanceNorm2d, InstanceNorm3d as InstanceNorm3d,
     LayerNorm as LayerNorm, GroupNorm as GroupNorm, RMSNorm as RMSNorm,
 )
-from .dropout import Dropout as Dropout, Dropout1d as Dropout1d, Dropout2d as Dropout2d, Dropout3d as Dropout3d
+from .dropout import (
+    Dropout as Dropout, Dropout1d as Dropout1d, Dropout2d as Dropout2d, Dropout3d as Dropout3d,
+    AlphaDropout as AlphaDropout, FeatureAlphaDropout as FeatureAlphaDropout,
+)
 from .sparse import Embedding as Embedding
 from .loss import (
     L1Loss as L1Loss, MSELoss as MSELoss, CrossEntropyLoss as CrossEntropyLoss, NLLLoss as NLLLoss,
     BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, HuberLoss as HuberLoss,
-    SmoothL1Loss as SmoothL1Loss, KLDivLoss as KLDivLoss, MarginRankingLoss as MarginRankingLoss,
-    CosineEmbeddingLoss as CosineEmbeddingLoss, TripletMarginLoss as TripletMarginLoss,
-    CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance,
+    SmoothL1Loss as SmoothL1Loss, KLDivLoss as KLDivLoss, PoissonNLLLoss as PoissonNLLLoss,
+    GaussianNLLLoss as GaussianNLLLoss,
 )
-from .loss_extra import (
-    PoissonNLLLoss as PoissonNLLLoss, GaussianNLLLoss as GaussianNLLLoss, SoftMarginLoss as SoftMarginLoss,
+from .margin_loss import (
+    MarginRankingLoss as MarginRankingLoss, CosineEmbeddingLoss as CosineEmbeddingLoss,
+    TripletMarginLoss as TripletMarginLoss, SoftMarginLoss as SoftMarginLoss,
     HingeEmbeddingLoss as HingeEmbeddingLoss, MultiLabelMarginLoss as MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss, MultiMarginLoss as MultiMarginLoss,
-    AlphaDropout as AlphaDropout, FeatureAlphaDropout as FeatureAlphaDropout,
 )
+from .distance import CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance
 from .rnn import (
     RNNBase as RNNBase, RNN as RNN, LSTM as LSTM, GRU as GRU, RNNCellBase as RNNCellBase, RNNCell as RNNCell,
     LSTMCell as LSTMCell, GRUCell as GRUCell,

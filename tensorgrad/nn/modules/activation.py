@@ -1,5 +1,7 @@
 """Activation modules: each wraps the nn.functional function of the same name."""
 
+import warnings
+
 from .. import functional as F
 from .. import init
 from ._factory import new_param
@@ -188,8 +190,18 @@ class Softshrink(Hardshrink):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp into ``[min_val, max_val]`` (``min_value``/``max_value`` are PyTorch's deprecated names)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
+                          stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning,
+                          stacklevel=2)
+            max_val = max_value
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace

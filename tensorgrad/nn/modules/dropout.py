@@ -1,4 +1,4 @@
-"""Dropout layers: active in training mode, the identity in eval mode."""
+"""Dropout layers (plain, channel-wise and alpha): active in training mode, the identity in eval mode."""
 
 from .. import functional as F
 from .module import Module
@@ -39,3 +39,15 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _function = "dropout3d"
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout that keeps a SELU network's mean and variance (training only)."""
+
+    _function = "alpha_dropout"
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (training only)."""
+
+    _function = "feature_alpha_dropout"

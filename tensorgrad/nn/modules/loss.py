@@ -1,4 +1,8 @@
-"""Loss modules: each holds its reduction (and weights) and calls the nn.functional loss."""
+"""Loss modules: each holds its reduction (and weights) and calls the nn.functional loss.
+
+Here the regression, classification and likelihood losses and the ``_Loss``/``_WeightedLoss``
+bases; the margin, ranking and hinge losses are in ``margin_loss.py``.
+"""
 
 import warnings
 
@@ -129,59 +133,27 @@ class KLDivLoss(_Loss):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-class MarginRankingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+class PoissonNLLLoss(_Loss):
+    """Negative log likelihood of a Poisson-distributed target."""
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
-
-
-class CosineEmbeddingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
-
-
-class TripletMarginLoss(_Loss):
-    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        if margin <= 0:
-            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
-        self.margin = margin
-        self.p = p
-        self.eps = eps
-        self.swap = swap
-
-    def forward(self, anchor, positive, negative):
-        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
-                                     swap=self.swap, reduction=self.reduction)
-
-
-class CosineSimilarity(Module):
-    """Cosine similarity of two inputs along ``dim``."""
-
-    def __init__(self, dim=1, eps=1e-8):
-        super().__init__()
-        self.dim = dim
+        self.log_input = log_input
+        self.full = full
         self.eps = eps
 
-    def forward(self, x1, x2):
-        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
 
 
-class PairwiseDistance(Module):
-    """The p-norm distance between rows of two inputs."""
+class GaussianNLLLoss(_Loss):
+    """Negative log likelihood of a Gaussian target with predicted mean and variance."""
 
-    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
-        super().__init__()
-        self.norm = p
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full = full
         self.eps = eps
-        self.keepdim = keepdim
 
-    def forward(self, x1, x2):
-        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)

@@ -3,7 +3,10 @@
 import copy
 import warnings
 
+from ..._api.creation import arange, zeros_like
+from ..._autograd.grad_mode import is_grad_enabled
 from .. import functional as F
+from .._functional._util import is_tracer
 from .activation import GELU, ReLU
 from .attention import MultiheadAttention, canonical_mask, causal_mask
 from .container import ModuleList
@@ -97,8 +100,11 @@ def _fast_path_blocker(layer):
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` applied in turn, then an optional ``norm``.
 
-    ``enable_nested_tensor`` is accepted for compatibility (the computation is always dense);
-    it warns as PyTorch does when PyTorch could not use nested tensors.
+    ``enable_nested_tensor`` (with ``mask_check``) gives PyTorch's results: where PyTorch would
+    pack the batch into a nested tensor (eval mode, no gradient needed, a batched input with a
+    ``src_key_padding_mask`` and no ``mask``) the padded positions of the output are zeros, as
+    PyTorch's unpacking leaves them; the computation itself stays dense. It warns as PyTorch does
+    when PyTorch could not use nested tensors.
     """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
@@ -115,15 +121,44 @@ class TransformerEncoder(Module):
                           stacklevel=2)
             self.use_nested_tensor = False
 
+    def _nested_padding(self, src, mask, src_key_padding_mask):
+        """The positions PyTorch's nested-tensor path leaves out (True = padding), or None where
+        PyTorch runs dense. PyTorch packs each sequence's first ``n`` tokens, ``n`` its count of
+        kept positions; with ``mask_check`` it packs only masks that keep a prefix."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.dim() != 3 or src_key_padding_mask is None:
+            return None
+        if mask is not None:
+            return None
+        attn = first.self_attn
+        weights = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                   first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias, first.linear1.weight,
+                   first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in weights):
+            return None
+        keep = src_key_padding_mask == 0
+        lengths = keep.sum(-1, keepdim=True)
+        padding = arange(keep.shape[-1]).unsqueeze(0) >= lengths
+        if self.mask_check:
+            # PyTorch skips the check (and the packing) under torch.compile
+            if is_tracer(keep) or not bool((padding == keep.logical_not()).all()):
+                return None
+        return padding
+
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                               None if mask is None else mask.dtype, "mask", src.dtype)
         mask = canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        padding = self._nested_padding(src, mask, src_key_padding_mask)
+        if padding is not None:
+            src_key_padding_mask = zeros_like(src_key_padding_mask).masked_fill(padding, float("-inf"))
         batch_first = self.layers[0].self_attn.batch_first
         is_causal = _is_causal(mask, is_causal, _seq_len(src, batch_first))
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if padding is not None:
+            output = output.masked_fill(padding.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output

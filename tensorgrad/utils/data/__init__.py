@@ -10,8 +10,9 @@ from .sampler import (
     SubsetRandomSampler as SubsetRandomSampler, BatchSampler as BatchSampler,
 )
 from .dataloader import DataLoader as DataLoader
+from ._worker import get_worker_info as get_worker_info
 from ._collate import default_collate as default_collate, default_convert as default_convert
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler", "DataLoader", "default_collate", "default_convert"]
+           "BatchSampler", "DataLoader", "get_worker_info", "default_collate", "default_convert"]

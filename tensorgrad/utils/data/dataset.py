@@ -4,14 +4,18 @@ import bisect
 import itertools
 import math
 import warnings
+from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 from ..._api.creation import default_generator, randperm
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(Generic[_T_co]):
     """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``).
 
-    ``a + b`` concatenates two datasets.
+    ``a + b`` concatenates two datasets. Generic as PyTorch's (``Dataset[int]``).
     """
 
     def __getitem__(self, index):
@@ -21,11 +25,9 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
-    """A dataset that is a stream of samples: subclasses implement ``__iter__``."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[_T_co], Iterable[_T_co]):
+    """A dataset that is a stream of samples: subclasses implement ``__iter__`` (abstract, so a
+    subclass without one cannot be instantiated, as in PyTorch)."""
 
     def __add__(self, other):
         return ChainDataset([self, other])

@@ -1,15 +1,18 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset's indices."""
 
 import itertools
+from typing import Generic, TypeVar
 
 from ..._api.creation import Generator, randint, randperm, default_generator
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class Sampler:
-    """Base class: an iterable of dataset indices (or of lists of indices, for batch samplers)."""
 
-    def __init__(self, data_source=None):
-        pass
+class Sampler(Generic[_T_co]):
+    """Base class: an iterable of dataset indices (or of lists of indices, for batch samplers).
+
+    Like PyTorch's (since 2.2) it takes no constructor arguments.
+    """
 
     def __iter__(self):
         raise NotImplementedError

@@ -1,34 +1,40 @@
-"""The remaining loss modules (Poisson/Gaussian NLL, the margin losses) and alpha dropout."""
+"""Margin, ranking and hinge loss modules (``torch.nn.functional``'s margin losses)."""
 
 from .. import functional as F
-from .dropout import _DropoutNd
 from .loss import _Loss, _WeightedLoss
 
 
-class PoissonNLLLoss(_Loss):
-    """Negative log likelihood of a Poisson-distributed target."""
-
-    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+class MarginRankingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
-        self.log_input = log_input
-        self.full = full
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin = margin
+        self.p = p
         self.eps = eps
+        self.swap = swap
 
-    def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
-                                  reduction=self.reduction)
-
-
-class GaussianNLLLoss(_Loss):
-    """Negative log likelihood of a Gaussian target with predicted mean and variance."""
-
-    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(None, None, reduction)
-        self.full = full
-        self.eps = eps
-
-    def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
 
 
 class SoftMarginLoss(_Loss):
@@ -78,15 +84,3 @@ class MultiMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
                                    reduction=self.reduction)
-
-
-class AlphaDropout(_DropoutNd):
-    """Dropout that keeps a SELU network's mean and variance (training only)."""
-
-    _function = "alpha_dropout"
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """Alpha dropout of whole channels (training only)."""
-
-    _function = "feature_alpha_dropout"

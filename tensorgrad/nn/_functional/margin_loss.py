@@ -1,70 +1,89 @@
-"""The remaining losses of ``torch.nn.functional`` and alpha dropout.
+"""Margin, ranking and hinge losses.
 
 ``soft_margin_loss``, ``multilabel_margin_loss`` and ``multi_margin_loss`` are single kernels
-in PyTorch (one node each); the Poisson, Gaussian, hinge-embedding and multilabel soft-margin
-losses and alpha dropout are composed from ordinary ops, here as in PyTorch, so the recorded
-``grad_fn`` chains are PyTorch's.
+in PyTorch (one node each); the cosine-embedding, margin-ranking, triplet, hinge-embedding and
+multilabel soft-margin losses are composed from ordinary ops, here as in PyTorch, so the
+recorded ``grad_fn`` chains are PyTorch's.
 """
-
-import math
 
 import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype
 from ..._api import creation as C
+from ..._api import extra_math as X
 from ..._api import math as M
-from ..._api import shape as S
-from ..._autograd.grad_mode import no_grad
+from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
-from ._util import is_tracer, not_implemented, or_absent, reduction_of
-from .activation import _check_p, keep_mask, logsigmoid, nothing_to_drop
-from .loss import _broadcast_shape, _no_grad_argument, _reduce
+from ._util import (
+    broadcast_shape, is_tracer, no_grad_argument, not_implemented, or_absent, reduce_loss, reduction_of, scalar_op,
+    size_str,
+)
+from .activation import logsigmoid
+from .distance import pairwise_distance
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                     reduction="mean"):
-    """Negative log likelihood of ``target`` under a Poisson distribution of rate ``input``
-    (``exp(input)`` when ``log_input``); ``full`` adds Stirling's approximation of
-    ``log(target!)`` for targets above 1."""
+# ---------------------------------------------------------------- embedding and ranking losses
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos`` for target 1, ``max(0, cos - margin)`` for target -1."""
     reduction = reduction_of(size_average, reduce, reduction)
-    if log_input:
-        loss = M.exp(input) - target * input
-    else:
-        loss = input - target * M.log(input + eps)
-    if full:
-        stirling = target * M.log(target) - target + 0.5 * M.log(2 * math.pi * target)
-        loss = loss + S.masked_fill(stirling, target <= 1, 0)
-    return _reduce(loss, reduction)
+    if target.ndim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.ndim == 1 and not (input1.ndim == 2 and input2.ndim == 2):
+        raise RuntimeError(
+            f"1D target tensor expects 2D input tensors, but found inputs with sizes {list(input1.shape)} and "
+            f"{list(input2.shape)}.")
+    if target.ndim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
+        raise RuntimeError(
+            f"0D target tensor expects 1D input tensors, but found inputs with sizes {list(input1.shape)} and "
+            f"{list(input2.shape)}.")
+    broadcast_shape(input1.shape, input2.shape)
+    dim = target.ndim
+    eps = 1e-12
+    prod = M.sum(input1 * input2, dim)
+    mag1 = scalar_op(E.add_scalar, M.sum(input1 * input1, dim), eps)
+    mag2 = scalar_op(E.add_scalar, M.sum(input2 * input2, dim), eps)
+    cos = prod / M.sqrt(mag1 * mag2)
+    zeros = _wrap(jnp.zeros(cos._data.shape, cos._data.dtype))
+    pos = _wrap(jnp.ones(cos._data.shape, cos._data.dtype)) - cos
+    neg = X.clamp_min(scalar_op(E.sub_scalar, cos, margin), 0.0)
+    out = M.where(M.eq(target, 1), pos, zeros) + M.where(M.eq(target, -1), neg, zeros)
+    return reduce_loss(out, reduction)
 
 
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """Negative log likelihood of ``target`` under a Gaussian of mean ``input`` and variance
-    ``var`` (clamped below at ``eps`` without a gradient through the clamp)."""
-    if isinstance(var, float):
-        if var < 0:
-            raise ValueError("var has negative entry/entries")
-        var = var * C.ones_like(input)
-    elif bool(M.any(var < 0)):
-        raise ValueError("var has negative entry/entries")
-    if tuple(var.shape) != tuple(input.shape):
-        if tuple(input.shape[:-1]) == tuple(var.shape):
-            var = S.unsqueeze(var, -1)
-        elif input.ndim == var.ndim and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
-            pass  # heteroscedastic: one dimension of size 1
-        else:
-            raise ValueError("var is of incorrect size")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not valid")
-    var = S.clone(var)
-    with no_grad():
-        var.clamp_(min=eps)
-    loss = 0.5 * (M.log(var) + (input - target) ** 2 / var)
-    if full:
-        loss += 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction)
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    reduction = reduction_of(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
+            f"{size_str(input1.shape)}, input2: {size_str(input2.shape)}, target: {size_str(target.shape)} ")
+    broadcast_shape(broadcast_shape(input1.shape, input2.shape), target.shape)
+    out = scalar_op(E.add_scalar, M.neg(target) * (input1 - input2), margin)
+    return reduce_loss(X.clamp_min(out, 0.0), reduction)
 
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``pairwise_distance``."""
+    reduction = reduction_of(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = M.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    out = scalar_op(E.add_scalar, dist_pos, margin) - dist_neg
+    return reduce_loss(X.clamp_min(out, 0.0), reduction)
+
+
+# ---------------------------------------------------------------- hinge and multi-class margin losses
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """``input`` where ``target`` is 1 and ``max(0, margin - input)`` where it is -1."""
@@ -73,7 +92,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     margin_clamp = M.clamp_min(C.full_like(input, margin) - input, 0)
     output_margin = M.where(M.ne(target, 1), margin_clamp, zeros)
     output_self = M.where(M.ne(target, -1), input, zeros)
-    return _reduce(output_margin + output_self, reduction)
+    return reduce_loss(output_margin + output_self, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -105,10 +124,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         d = M.result_type(input, target)
         name = d.c_name if d.kind == _dtype.FLOAT else "Float"
         raise RuntimeError(f"result type {name} can't be cast to the desired output type {input.dtype.c_name}")
-    if _broadcast_shape(input.shape, target.shape) != tuple(input.shape):
+    if broadcast_shape(input.shape, target.shape) != tuple(input.shape):
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
-                           f"{list(_broadcast_shape(input.shape, target.shape))}")
-    _no_grad_argument("soft_margin_loss", "target", target)
+                           f"{list(broadcast_shape(input.shape, target.shape))}")
+    no_grad_argument("soft_margin_loss", "target", target)
     return apply(NL.soft_margin_loss, (input, target), (reduction,))
 
 
@@ -170,50 +189,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.c_name}")
     if weight is not None and weight.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.c_name} but found {weight.dtype.c_name}")
-    _no_grad_argument("multi_margin_loss", "weight", weight)
+    no_grad_argument("multi_margin_loss", "weight", weight)
     values = _host_values(target)
     if values is not None and np.any((values < 0) | (values >= c)):
         raise RuntimeError("target out of range")
     out_shape = (n,) if input.ndim == 2 else tuple(target.shape)
     return apply(NL.multi_margin_loss, (input, target, or_absent(weight, input.dtype)),
                  (reduction, int(p), float(margin), out_shape))
-
-
-# ---------------------------------------------------------------- alpha dropout
-
-_ALPHA = 1.7580993408473766
-
-
-def _alpha_dropout(input, p, training, inplace, feature):
-    """SELU-preserving dropout: dropped entries go to the negative saturation value and an
-    affine map keeps the mean and variance (``input * a*mask + b``, as PyTorch composes it)."""
-    if nothing_to_drop(input, p, training, feature):
-        return input
-    d = input._data.dtype
-    if p == 1.0:
-        zero = _wrap(jnp.zeros((), d))
-        return input.mul_(zero) if inplace else M.mul(input, zero)
-    keep = keep_mask(input, p, feature).astype(d)
-    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-    b = _wrap((keep - 1) * jnp.asarray(_ALPHA * a, d) + jnp.asarray(_ALPHA * a * p, d))
-    noise = _wrap(keep * jnp.asarray(a, d))
-    if inplace:
-        return input.mul_(noise).add_(b)
-    return M.mul(input, noise).add_(b)
-
-
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """Dropout for SELU networks: keeps zero mean and unit variance of its input."""
-    _check_p(p)
-    return _alpha_dropout(input, p, training, inplace, feature=False)
-
-
-def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """Alpha dropout of whole channels (one draw per sample and channel)."""
-    _check_p(p)
-    return _alpha_dropout(input, p, training, inplace, feature=True)
-
-
-__all__ = ["poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss", "multilabel_soft_margin_loss",
-           "soft_margin_loss", "multilabel_margin_loss", "multi_margin_loss", "alpha_dropout",
-           "feature_alpha_dropout"]
