@@ -40,8 +40,8 @@ from ._autograd.grad_mode import (
 )
 from ._printing import set_printoptions as set_printoptions, get_printoptions as get_printoptions
 from . import _api  # noqa: F401  (imports every declaration)
+from ._api.random import Generator as Generator, default_generator as default_generator
 from ._api.creation import (
-    Generator as Generator, default_generator as default_generator,
     FloatTensor as FloatTensor, DoubleTensor as DoubleTensor, HalfTensor as HalfTensor,
     LongTensor as LongTensor, IntTensor as IntTensor, ShortTensor as ShortTensor, CharTensor as CharTensor,
     ByteTensor as ByteTensor, BoolTensor as BoolTensor,

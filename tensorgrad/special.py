@@ -7,9 +7,9 @@ Most entries are the torch-level functions under their SciPy names (``expit`` is
 """
 
 from . import _dtype
-from ._api import math as _M
-from ._api.math import as_operand as _as_operand, result_type as _result_type, _float_of
-from ._api import shape as _S
+from ._api.conversion import to as _to
+from ._api.operands import as_operand as _as_operand, result_type as _result_type, _float_of
+from ._api.special import erf as _erf
 from ._ops import elementwise as _E
 from ._ops import special as _SP
 from ._tensor import Tensor as _Tensor, apply as _apply
@@ -71,9 +71,9 @@ def erfcx(input):
 def ndtr(input):
     """The standard normal CDF, composed as PyTorch does: ``(1 + erf(x / sqrt(2))) * 0.5``."""
     if input.dtype.kind < _dtype.FLOAT:
-        input = _S.to(input, _dtype.get_default_dtype())
+        input = _to(input, _dtype.get_default_dtype())
     scaled = _apply(_E.mul_scalar, (input,), (0.7071067811865476,))
-    return _apply(_E.mul_scalar, (_apply(_E.add_scalar, (_M.erf(scaled),), (1.0,)),), (0.5,))
+    return _apply(_E.mul_scalar, (_apply(_E.add_scalar, (_erf(scaled),), (1.0,)),), (0.5,))
 
 
 @_declare("special.xlog1py", out=True)

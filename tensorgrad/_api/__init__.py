@@ -2,9 +2,29 @@
 
 Each module declares its functions with ``surface.declare``; importing this package imports
 them all, so the registry (``surface.DECLARATIONS``) is complete for the layers above.
+
+The modules, each importing only those before it:
+
+- ``surface`` (the registry, ``out=``), ``strides`` (PyTorch's memory layout), ``attributes``;
+- ``creation`` (factories, ``new_*``), ``random`` (the generator, random factories and fills),
+  ``operands`` (operands, type promotion, named-tuple results), ``conversion`` (``to``,
+  ``clone``, ``copy_``), ``inplace`` (the in-place twin makers, ``zero_``, ``fill_``);
+- ``shape`` (views, reshaping, flips, triangles), ``indexing`` (gather/scatter, ``index_*``,
+  masks, ``take``/``put``, ``nonzero``), ``subscript`` (``x[key]`` read and written,
+  ``index_put``, ``masked_fill``), ``joining`` (cat/stack/split, grids, broadcasting);
+- ``elementwise`` (arithmetic, unary functions, clamp, where), ``binary`` (fmod, hypot, lerp,
+  ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
+- ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
+  ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
+- ``nn_compat`` (softmax, dropout and the activations PyTorch also has at the top level),
+  ``methods`` (operators, dtype casts).
 """
 
 from . import (  # noqa: F401  (imported for their declarations)
-    attributes, creation, math, extra_math, reductions, indexing, rearrange, products, linalg, shape,
-    inplace, extra_ops, more_ops, methods,
+    attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
+    elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
+    linalg_legacy, nn_compat, methods,
 )
+from . import former_modules
+
+former_modules.install()

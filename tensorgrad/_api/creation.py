@@ -1,4 +1,6 @@
-"""Factories (tensor, zeros, arange, linspace, randn, ...) and the global random generator."""
+"""Factories: tensors from data, the legacy typed constructors, filled tensors (zeros, ones, full,
+eye, arange, linspace), the triangle index lists and the ``Tensor.new_*`` constructors.
+"""
 
 import math
 import warnings
@@ -11,6 +13,7 @@ from .. import _dtype
 from .._device import to_device
 from .._tensor import Size, Tensor, _wrap
 from .surface import declare
+
 
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -194,13 +197,29 @@ def _typed_constructor(dtype):
 
 
 FloatTensor = _typed_constructor(_dtype.float32)
+
+
 DoubleTensor = _typed_constructor(_dtype.float64)
+
+
 HalfTensor = _typed_constructor(_dtype.float16)
+
+
 LongTensor = _typed_constructor(_dtype.int64)
+
+
 IntTensor = _typed_constructor(_dtype.int32)
+
+
 ShortTensor = _typed_constructor(_dtype.int16)
+
+
 CharTensor = _typed_constructor(_dtype.int8)
+
+
 ByteTensor = _typed_constructor(_dtype.uint8)
+
+
 BoolTensor = _typed_constructor(_dtype.bool_)
 
 
@@ -249,8 +268,12 @@ def _like(fn):
 
 zeros_like = _like(zeros)
 declare("zeros_like")(zeros_like)
+
+
 ones_like = _like(ones)
 declare("ones_like")(ones_like)
+
+
 empty_like = _like(empty)
 declare("empty_like")(empty_like)
 
@@ -381,172 +404,70 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     return _finish(jnp.asarray(np.asarray(values).astype(d.np)), None, device, requires_grad)
 
 
-# ---------------------------------------------------------------- random
+# ---------------------------------------------------------------- Tensor.new_*
 
-class Generator:
-    """A seedable random stream over a jax PRNG key; each draw splits the key.
-
-    Streams are reproducible under ``manual_seed`` but are not PyTorch's bit for bit.
-    """
-
-    def __init__(self, device="cpu"):
-        self.device = to_device(device)
-        self.manual_seed(67280421310721)
-
-    def manual_seed(self, seed):
-        seed = int(seed)
-        self._seed = seed
-        # the key lives in one tensor for the generator's life, so that tensorgrad.compile lifts
-        # and updates it as state
-        key = jax.random.PRNGKey(seed & 0xFFFFFFFFFFFFFFFF)
-        if "_state" in self.__dict__:
-            self._state._write(key)
-        else:
-            self._state = _wrap(key)
-        return self
-
-    def seed(self):
-        return self.manual_seed(int.from_bytes(np.random.bytes(8), "little") >> 1)._seed
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        """The generator's key as an int64 tensor (restore with ``set_state``)."""
-        return _wrap(jnp.asarray(self._state._data).astype(jnp.int64))
-
-    def set_state(self, state):
-        self._state._write(state._data.astype(jnp.uint32))
-        return self
-
-    def next_key(self):
-        key, sub = _split(self._state._data)
-        self._state._write(key)
-        return sub
+def _new_sizes(size):
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
 
 
-@jax.jit
-def _split(key):
-    key, sub = jax.random.split(key)
-    return key, sub
+@declare(method=("new_zeros",))
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return zeros(*_new_sizes(size), dtype=dtype or self.dtype, device=device or self.device,
+                   requires_grad=requires_grad)
 
 
-default_generator = Generator()
+@declare(method=("new_ones",))
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return ones(*_new_sizes(size), dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
 
 
-@declare("manual_seed", numpy_names=False)
-def manual_seed(seed):
-    """Reseed the global generator; returns it."""
-    return default_generator.manual_seed(seed)
+@declare(method=("new_empty",))
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return empty(*_new_sizes(size), dtype=dtype or self.dtype, device=device or self.device,
+                   requires_grad=requires_grad)
 
 
-@declare("seed", numpy_names=False)
-def seed():
-    return default_generator.seed()
+@declare(method=("new_full",))
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
 
 
-@declare("initial_seed", numpy_names=False)
-def initial_seed():
-    return default_generator.initial_seed()
+@declare(method=("new_tensor",))
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+        data = data.detach()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-@declare("get_rng_state", numpy_names=False)
-def get_rng_state():
-    return default_generator.get_state()
+# ---------------------------------------------------------------- triangle indices
 
-
-@declare("set_rng_state", numpy_names=False)
-def set_rng_state(state):
-    default_generator.set_state(state)
-
-
-def _key(generator):
-    return (generator or default_generator).next_key()
-
-
-def _float_dtype(dtype):
-    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
-    return d
-
-
-@declare("rand", out=True, factory=True)
-def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, **kw):
-    d = _float_dtype(dtype)
-    shape = parse_size(size, _size_keyword("rand", kw), "rand")
-    arr = jax.random.uniform(_key(generator), shape, d.np)
-    return _finish(arr, None, device, requires_grad)
-
-
-@declare("randn", out=True, factory=True)
-def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, **kw):
-    d = _float_dtype(dtype)
-    shape = parse_size(size, _size_keyword("randn", kw), "randn")
-    arr = jax.random.normal(_key(generator), shape, d.np)
-    return _finish(arr, None, device, requires_grad)
-
-
-@declare("randint", out=True, factory=True)
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
-            requires_grad=False):
-    if size is None:
-        low, high, size = 0, low, high
-    if high is None:
-        low, high = 0, low
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+def _triangle_indices(name, row, col, offset, dtype, lower):
+    for what, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{what} must be non-negative, got{v}")
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    arr = jax.random.randint(_key(generator), parse_size((size,), name="randint"), low, high, jnp.int64).astype(d.np)
-    return _finish(arr, None, device, requires_grad)
+    return _wrap(jnp.asarray(np.stack([r, c]).astype(d.np)))
 
 
-@declare("randperm", out=True, factory=True)
-def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
-    d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    return _finish(jax.random.permutation(_key(generator), n).astype(d.np), None, device, requires_grad)
+@declare("tril_indices")
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The ``(2, N)`` coordinates of the lower triangle of a ``row x col`` matrix."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, True)
 
 
-@declare("rand_like")
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-@declare("randn_like")
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-@declare("normal", out=True, factory=True)
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
-    """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise tensor mean/std."""
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        shape = jnp.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
-        ref = mean if isinstance(mean, Tensor) else std
-        z = jax.random.normal(_key(generator), shape, ref._data.dtype)
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
-        return _finish(m + s * z)
-    d = _float_dtype(dtype)
-    z = jax.random.normal(_key(generator), parse_size((size,), name="normal"), d.np)
-    return _finish(mean + std * z, d, device, requires_grad)
-
-
-@declare("bernoulli", out=True)
-def bernoulli(input, p=None, *, generator=None):
-    probs = input._data if p is None else jnp.full(input._data.shape, p, input._data.dtype)
-    return _finish(jax.random.bernoulli(_key(generator), probs).astype(input._data.dtype))
-
-
-@declare("multinomial", out=True)
-def multinomial(input, num_samples, replacement=False, *, generator=None):
-    probs = input._data
-    logits = jnp.log(probs)
-    if replacement:
-        out = jax.random.categorical(_key(generator), logits, shape=(num_samples,) + probs.shape[:-1])
-        out = jnp.moveaxis(out, 0, -1)
-    else:
-        g = jax.random.gumbel(_key(generator), probs.shape)
-        out = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
-    return _finish(out.astype(jnp.int64))
+@declare("triu_indices")
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The ``(2, N)`` coordinates of the upper triangle of a ``row x col`` matrix."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, False)

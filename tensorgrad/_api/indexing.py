@@ -1,8 +1,10 @@
-"""Torch-level indexing: gather/scatter, index_* along a dim, masked select/scatter, take.
+"""Torch-level indexing: gather/scatter, index_* along a dim, masked select/scatter, take/put, the
+out-of-place ``*_scatter`` ops, repeat_interleave and nonzero.
 
 Index tensors are checked on the host (dtype, rank, bounds) so that bad input raises
-PyTorch's error before anything runs. ``masked_select`` and ``masked_scatter`` find the masked
-positions on the host (the output size depends on them), so they cannot run inside ``jax.jit``.
+PyTorch's error before anything runs. ``masked_select``, ``masked_scatter``, ``nonzero`` and
+``repeat_interleave`` with tensor repeats find their output size on the host, so they cannot
+run inside ``jax.jit``.
 """
 
 import builtins
@@ -14,10 +16,11 @@ import numpy as np
 
 from .. import _dtype
 from .._ops import indexing as IX
-from .._tensor import Tensor, apply, _wrap_dim
-from .math import as_operand
-from . import shape as S
+from .._tensor import Tensor, apply, _wrap, _wrap_dim
+from .conversion import clone
 from .inplace import inplace_checked
+from .operands import as_operand, _need_tensor
+from .shape import expand, flatten, reshape, unsqueeze
 from .surface import declare
 
 
@@ -293,7 +296,7 @@ def masked_scatter(input, mask, source):
                            f"{input.dtype.c_name} and {source.dtype.c_name}")
     shape = _common_shape(tuple(input.shape), tuple(mask.shape))
     if shape != tuple(input.shape):
-        input = S.expand(input, shape)
+        input = expand(input, shape)
     positions = np.flatnonzero(np.broadcast_to(_host_sized("masked_scatter", mask), shape)).astype(np.int64)
     if positions.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -322,7 +325,7 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be int64 but got {indices.dtype.c_name} "
                            "instead.")
     if dim is None:
-        return gather(S.reshape(input, -1), 0, S.reshape(indices, -1))
+        return gather(reshape(input, -1), 0, reshape(indices, -1))
     if input.ndim != indices.ndim:
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
@@ -337,7 +340,7 @@ def take_along_dim(input, indices, dim=None):
     target_ix = common.copy()
     target_ix[d] = indices.shape[d]
     # PyTorch expands both (an ExpandBackward0 node even when the shape stays)
-    return gather(S.expand(input, tuple(target_in)), d, S.expand(indices, tuple(target_ix)))
+    return gather(expand(input, tuple(target_in)), d, expand(indices, tuple(target_ix)))
 
 
 # ---------------------------------------------------------------- in-place twins
@@ -348,3 +351,139 @@ def _masked_scatter_(self, mask, source):
         raise RuntimeError(f"masked_scatter_: expected mask to be broadcastable to self of shape "
                            f"{list(self.shape)}, but got mask of shape {list(mask.shape)}")
     return masked_scatter(self, mask, source)
+
+
+# ---------------------------------------------------------------- out-of-place scatter into a slice
+
+def _check_src(src, expected):
+    if tuple(src.shape) != tuple(expected):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(expected)}")
+
+
+@declare("select_scatter", method=True)
+def select_scatter(input, src, dim, index):
+    """A copy of ``input`` with ``input.select(dim, index)`` replaced by ``src``."""
+    _need_tensor("select_scatter", "src", src, 2)
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    _check_src(src, input.shape[:d] + input.shape[d + 1:])
+    return apply(IX.select_scatter, (input, src), (d, int(index) % size))
+
+
+@declare("slice_scatter", method=True, out=True)
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
+    _need_tensor("slice_scatter", "src", src, 2)
+    d = _wrap_dim(dim, input.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    lo, hi, st = slice(start, end, step).indices(input.shape[d])
+    n = len(range(lo, hi, st))
+    _check_src(src, input.shape[:d] + (n,) + input.shape[d + 1:])
+    return apply(IX.slice_scatter, (input, src), (d, lo, hi, st))
+
+
+@declare("diagonal_scatter", method=True)
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of ``input`` with its ``offset`` diagonal over ``(dim1, dim2)`` replaced by ``src``."""
+    _need_tensor("diagonal_scatter", "src", src, 2)
+    d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n1, n2 = input.shape[d1], input.shape[d2]
+    size = builtins.max(0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0)))
+    rest = tuple(s for i, s in enumerate(input.shape) if i not in (d1, d2))
+    _check_src(src, rest + (size,))
+    return apply(IX.diagonal_scatter, (input, src), (int(offset), d1, d2))
+
+
+# ---------------------------------------------------------------- put
+
+@declare("put", method=True, inplace=True)
+def put(input, index, source, accumulate=False):
+    """A copy of ``input`` with ``source`` written (or added, with ``accumulate``) at the flat
+    positions ``index`` (negative ones count from the end)."""
+    _need_tensor("put", "index", index, 2)
+    _need_tensor("put", "source", source, 3)
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.c_name}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{input.dtype.c_name} and source.dtype = {source.dtype.c_name}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = input.numel()
+    values = _host(index)
+    if values is not None and values.size:
+        bad = values[(values < -n) | (values >= n)]
+        if bad.size:
+            if n == 0:
+                raise IndexError(f"out of range: tried to access index {bad.flat[0]} on an empty tensor")
+            raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
+    return apply(IX.put, (input, index._data, source), (bool(accumulate),))
+
+
+# ---------------------------------------------------------------- repeat_interleave
+
+@declare("repeat_interleave", method=True)
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each entry (or slice along ``dim``) ``repeats`` times.
+
+    ``repeat_interleave(repeats)`` alone returns the indices that repeat each position; tensor
+    repeats are read on the host (they set the output size).
+    """
+    if repeats is None:
+        counts = _host_sized("repeat_interleave", input)
+        if input.ndim != 1 or input.dtype.kind != _dtype.INT:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        return _wrap(jnp.asarray(np.repeat(np.arange(counts.size, dtype=np.int64), counts)))
+    if dim is None:
+        input = flatten(input)
+        d = 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d] if input.ndim else 1
+    if isinstance(repeats, Tensor) and repeats.numel() != 1:
+        counts = _host_sized("repeat_interleave", repeats)
+        if repeats.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if counts.shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{counts.shape[0]} and input.size({d}) = {size}")
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        index = _wrap(jnp.asarray(np.repeat(np.arange(size, dtype=np.int64), counts)))
+        return index_select(input, d, index)
+    n = int(repeats)
+    if n < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if input.ndim == 0:
+        input = reshape(input, 1)
+    shape = list(input.shape)
+    spread = expand(unsqueeze(input, d + 1), tuple(shape[:d + 1] + [n] + shape[d + 1:]))
+    shape[d] *= n
+    return reshape(clone(spread), tuple(shape))
+
+
+# ---------------------------------------------------------------- nonzero
+
+@declare("nonzero", method=True, out=True)
+def nonzero(input, *, as_tuple=False):
+    idx = np.nonzero(np.asarray(input._data))
+    if as_tuple:
+        if input.ndim == 0:
+            return (_wrap(jnp.asarray(np.zeros(int(bool(input)), np.int64))),)
+        return tuple(_wrap(jnp.asarray(i.astype(np.int64))) for i in idx)
+    return _wrap(jnp.asarray(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)))
+
+
+@declare("argwhere", method=True)
+def argwhere(input):
+    return nonzero(input)

@@ -1,6 +1,6 @@
 """Torch-level linear algebra: the ``torch.linalg`` functions (inv, det, solve, cholesky, qr,
-svd, eigh, pinv, lstsq, norms, matrix_power, ...) and their top-level aliases (``det``,
-``inverse``, ...). ``tensorgrad/linalg.py`` re-exports them (and the products of
+svd, eigh, pinv, lstsq, norms, matrix_power, vander, ...) and their top-level aliases (``det``,
+``inverse``, ``vander``, ...). ``tensorgrad/linalg.py`` re-exports them (and the products of
 ``_api/products.py`` that live in ``torch.linalg``) as the public ``tensorgrad.linalg``.
 
 Failures that PyTorch detects from the result (a singular matrix, a matrix that is not
@@ -16,15 +16,21 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import linalg as LD
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
-from .creation import eye as _eye
-from .math import _named, amax, amin, matmul, sum as _sum, norm as _norm, where as _where
+from . import creation as C
 from . import shape as S
+from .conversion import clone
+from .creation import eye as _eye
+from .cumulative import cumprod as _cumprod
+from .elementwise import where as _where
+from .joining import cat
+from .matmul import matmul
+from .operands import _named
+from .reduction import amax, amin, norm as _norm, sum as _sum, _slice
 from .surface import declare
 
 
 class LinAlgError(RuntimeError):
     """A linear algebra failure detected from the result (``torch.linalg.LinAlgError``)."""
-
 
 def _is_traced(t):
     return isinstance(t._data, jax.core.Tracer)
@@ -46,6 +52,46 @@ def _matrices(name, A, square=True):
 
 def _all_finite(t):
     return _is_traced(t) or bool(np.all(np.isfinite(np.asarray(t._data))))
+
+
+# ---------------------------------------------------------------- Vandermonde matrices
+
+@declare("vander")
+def vander(x, N=None, increasing=False):
+    """Columns ``x**(N-1), ..., x, 1`` (reversed with ``increasing``), built as PyTorch does:
+    ones, then the powers written in place with a cumulative product."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    d = x.dtype if x.dtype.kind == _dtype.FLOAT else _dtype.int64
+    result = C.empty((x.shape[0], n), dtype=d)
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            _slice(result, 1, 1).copy_(S.unsqueeze(x, 1))
+            _slice(result, 1, 1).copy_(_cumprod(_slice(result, 1, 1), 1))
+    if not increasing:
+        return S.flip(result, (1,))
+    return result
+
+
+@declare("linalg.vander")
+def linalg_vander(x, *, N=None):
+    """``linalg.vander``: columns ``1, x, ..., x**(N-1)`` over the last axis of ``x`` (batched)."""
+    if not (x.dtype in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128)
+            or (x.dtype.kind == _dtype.INT and x.dtype is not _dtype.bool_)):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{x.dtype.c_name}")
+    x_ = S.unsqueeze(x, -1) if x.ndim == 0 else x
+    shape = tuple(x_.shape)
+    n = shape[-1] if N is None else int(N)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = _cumprod(S.expand(S.unsqueeze(x_, -1), shape + (n - 1,)), -1)
+    ones = C.ones(shape + (1,), dtype=powers.dtype)
+    return cat([ones, powers], -1)
 
 
 # ---------------------------------------------------------------- inverses, determinants, solves
@@ -138,12 +184,12 @@ def matrix_power(A, n):
                            f"{A.shape[-1]} matrices")
     if n == 0:
         # PyTorch writes the identity into a clone of A (CopyBackwards over CloneBackward0)
-        return apply(E.copy_into, (S.clone(A), _eye(A.shape[-1], dtype=A.dtype)))
+        return apply(E.copy_into, (clone(A), _eye(A.shape[-1], dtype=A.dtype)))
     if n < 0:
         A = inv(A)
         n = -n
     if n == 1:
-        return S.clone(A)
+        return clone(A)
     result = None
     z = A
     while n:

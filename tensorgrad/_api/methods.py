@@ -12,8 +12,13 @@ from .. import _tensor
 from .._printing import format_tensor
 from .._tensor import Tensor
 from . import creation as C
-from . import math as M
+from . import comparison as CMP
+from . import elementwise as M
 from . import shape as S
+from .conversion import to
+from .matmul import matmul
+from .operands import as_operand
+from .subscript import getitem, setitem
 from .inplace import inplace_of
 from .surface import declare
 
@@ -67,11 +72,11 @@ def _reflected(fn):
 
 
 def _rmatmul(self, other):
-    return M.matmul(M.as_operand(other), self)
+    return matmul(as_operand(other), self)
 
 
 def _invert(self):
-    return M.logical_not(self) if self.dtype is _dtype.bool_ else M.bitwise_not(self)
+    return CMP.logical_not(self) if self.dtype is _dtype.bool_ else CMP.bitwise_not(self)
 
 
 def _pos(self):
@@ -80,31 +85,31 @@ def _pos(self):
 
 _BINARY = {
     "add": M.add, "sub": M.sub, "mul": M.mul, "truediv": M.div, "floordiv": M.floor_divide,
-    "mod": M.remainder, "pow": M.pow, "matmul": M.matmul,
+    "mod": M.remainder, "pow": M.pow, "matmul": matmul,
 }
 for _name, _fn in _BINARY.items():
     declare(method=(f"__{_name}__",))(_operator(_fn, f"__{_name}__"))
     declare(method=(f"__r{_name}__",))(_operator(_rmatmul if _name == "matmul" else _reflected(_fn), f"__r{_name}__"))
-for _name, _fn in {"and": M.bitwise_and, "or": M.bitwise_or, "xor": M.bitwise_xor}.items():
+for _name, _fn in {"and": CMP.bitwise_and, "or": CMP.bitwise_or, "xor": CMP.bitwise_xor}.items():
     declare(method=(f"__{_name}__", f"__r{_name}__"))(_fn)
-for _name, _fn in {"eq": M.eq, "ne": M.ne, "lt": M.lt, "le": M.le, "gt": M.gt, "ge": M.ge, "neg": M.neg,
+for _name, _fn in {"eq": CMP.eq, "ne": CMP.ne, "lt": CMP.lt, "le": CMP.le, "gt": CMP.gt, "ge": CMP.ge, "neg": M.neg,
                    "abs": M.abs}.items():
     declare(method=(f"__{_name}__",))(_fn)
 declare(method=("__pos__",))(_pos)
 declare(method=("__invert__",))(_invert)
-declare(method=("__getitem__",))(S.getitem)
-declare(method=("__setitem__",))(S.setitem)
+declare(method=("__getitem__",))(getitem)
+declare(method=("__setitem__",))(setitem)
 
 # augmented assignment is the in-place twin (``x += y`` is ``x.add_(y)``)
 for _name, _fn in {"add": M.add, "sub": M.sub, "mul": M.mul, "truediv": M.div, "floordiv": M.floor_divide,
-                   "mod": M.remainder, "pow": M.pow, "and": M.bitwise_and, "or": M.bitwise_or,
-                   "xor": M.bitwise_xor}.items():
+                   "mod": M.remainder, "pow": M.pow, "and": CMP.bitwise_and, "or": CMP.bitwise_or,
+                   "xor": CMP.bitwise_xor}.items():
     declare(method=(f"__i{_name}__",))(inplace_of(_fn, f"__i{_name}__"))
 
 
 def _cast(dtype):
     def cast(self, memory_format=None):
-        return S.to(self, dtype)
+        return to(self, dtype)
     cast.__name__ = cast.__qualname__ = dtype.name
     return cast
 
@@ -118,12 +123,12 @@ for _name, _d in {"float": _dtype.float32, "double": _dtype.float64, "half": _dt
 
 @declare(method=("cpu",))
 def cpu(self, memory_format=None):
-    return S.to(self, "cpu")
+    return to(self, "cpu")
 
 
 @declare(method=("cuda",))
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    return S.to(self, "cuda" if device is None else device)
+    return to(self, "cuda" if device is None else device)
 
 
 Tensor.T = property(S.matrix_T)

@@ -15,8 +15,10 @@ from .._ops import products as LD
 from .._ops import shape as SH
 from .._ops import views as V
 from .._tensor import Tensor, apply, _wrap_dim
-from .math import mm, sum as _sum
 from . import shape as S
+from .conversion import clone
+from .matmul import mm
+from .reduction import sum as _sum
 from .surface import declare
 
 
@@ -338,5 +340,5 @@ def chain_matmul(*matrices):
         "instead, which accepts a list of two or more tensors rather than multiple parameters. (Triggered internally "
         "at /__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1278.)", UserWarning, stacklevel=2)
     if len(matrices) == 1:
-        return S.clone(matrices[0])
+        return clone(matrices[0])
     return multi_dot(matrices)

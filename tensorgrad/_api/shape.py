@@ -1,20 +1,18 @@
-"""Views, reshaping, joining, indexing (read and write) and dtype conversion."""
+"""Views and reshaping (view, reshape, squeeze, transpose, permute, expand, diagonal, select,
+narrow, unfold, ...), flips, repeat/tile, roll/rot90, tril/triu and the diag family.
+"""
 
 import builtins
 import math as _math
 
-import jax.numpy as jnp
-import numpy as np
 
 from .. import _dtype
-from .._ops import elementwise as E
-from .._ops import indexing as IX
 from .._ops import shape as S
 from .._ops import views as V
-from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
-from .math import result_type, as_operand
+from .._tensor import Tensor, apply, _wrap_dim
 from . import strides as _strides
-from .creation import _finish
+from .conversion import clone
+from .inplace import inplace_checked
 from .surface import declare
 
 
@@ -245,123 +243,12 @@ def narrow(input, dim, start, length):
     return _slice(input, dim, start, start + length, 1)
 
 
-@declare("unbind", method=True)
-def unbind(input, dim=0):
-    dim = _wrap_dim(dim, input.ndim)
-    return apply(V.unbind, (input,), (dim,))
+@declare("ravel", method=True)
+def ravel(input):
+    return reshape(input, -1)
 
 
-@declare("split", method=True, numpy_names=False)
-def split(input, split_size_or_sections, dim=0):
-    dim = _wrap_dim(dim, input.ndim)
-    size = input.shape[dim]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and size:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = tuple(builtins.min(step, size - i) for i in range(0, size, step)) or (0,)
-        return apply(V.split, (input,), (sizes, dim))
-    sizes = tuple(int(s) for s in split_size_or_sections)
-    if builtins.sum(sizes) != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension "
-            f"{dim}), but got split_sizes={list(sizes)}")
-    return apply(V.split_with_sizes, (input,), (sizes, dim))
-
-
-@declare("chunk", method=True)
-def chunk(input, chunks, dim=0):
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    size = input.shape[_wrap_dim(dim, input.ndim)]
-    step = -(-size // chunks) if size else 1
-    return split(input, step, dim)
-
-
-@declare("tensor_split", method=True)
-def tensor_split(input, indices_or_sections, dim=0):
-    dim = _wrap_dim(dim, input.ndim)
-    size = input.shape[dim]
-    if isinstance(indices_or_sections, int):
-        n = indices_or_sections
-        bounds = [i * (size // n) + builtins.min(i, size % n) for i in range(n + 1)]
-    else:
-        bounds = [0] + [builtins.min(int(i), size) for i in indices_or_sections] + [size]
-    return tuple(_slice(input, dim, a, b, 1) for a, b in zip(bounds[:-1], bounds[1:]))
-
-
-# ---------------------------------------------------------------- joining
-
-def _join(op, tensors, dim, name):
-    tensors = tuple(tensors)
-    if not tensors:
-        if name == "stack":
-            raise RuntimeError("stack expects a non-empty TensorList")
-        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {tensors.index(t)} in argument 0, but got {type(t).__name__}")
-    return tensors, result_type(*tensors)
-
-
-@declare("cat", "concat", "concatenate", out=True)
-def cat(tensors, dim=0):
-    tensors, d = _join(S.cat, tensors, dim, "torch.cat")
-    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
-    ref = kept[0] if kept else tensors[0]
-    nd = ref.ndim
-    dim = _wrap_dim(dim, nd)
-    for i, t in enumerate(tensors):
-        if t.ndim == 1 and t.shape[0] == 0:
-            continue
-        if t.ndim != nd:
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {nd} and {t.ndim}")
-        for k in range(nd):
-            if k != dim and t.shape[k] != ref.shape[k]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {dim}. Expected size {ref.shape[k]} but got "
-                    f"size {t.shape[k]} for tensor number {i} in the list.")
-    return apply(S.cat, tuple(kept) or tensors[:1], (dim, d.np))
-
-
-concat = concatenate = cat
-
-
-@declare("stack", out=True)
-def stack(tensors, dim=0):
-    tensors, d = _join(S.stack, tensors, dim, "stack")
-    shape = tuple(tensors[0].shape)
-    for i, t in enumerate(tensors):
-        if tuple(t.shape) != shape:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
-                f"{list(t.shape)} at entry {i}")
-    return apply(S.stack, tensors, (_wrap_dim(dim, len(shape) + 1), d.np))
-
-
-@declare("hstack", out=True)
-def hstack(tensors):
-    tensors = [atleast_1d(t) for t in tensors]
-    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
-
-
-@declare("vstack", out=True)
-def vstack(tensors):
-    return cat([atleast_2d(t) for t in tensors], 0)
-
-
-@declare("atleast_1d", numpy_names=False)
-def atleast_1d(t):
-    return t.reshape(1) if t.ndim == 0 else t
-
-
-@declare("atleast_2d", numpy_names=False)
-def atleast_2d(t):
-    if t.ndim == 1:
-        return unsqueeze(t, 0)  # UnsqueezeBackward0, as PyTorch
-    return t.reshape(1, -1) if t.ndim < 2 else t
-
+# ---------------------------------------------------------------- flips and repeats
 
 @declare("flip", method=True)
 def flip(input, dims):
@@ -377,369 +264,125 @@ def repeat(input, *sizes):
     return apply(S.repeat, (input,), (sizes,))
 
 
-@declare("nonzero", method=True, out=True)
-def nonzero(input, *, as_tuple=False):
-    idx = np.nonzero(np.asarray(input._data))
-    if as_tuple:
-        if input.ndim == 0:
-            return (_wrap(jnp.asarray(np.zeros(int(bool(input)), np.int64))),)
-        return tuple(_wrap(jnp.asarray(i.astype(np.int64))) for i in idx)
-    return _wrap(jnp.asarray(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)))
+# ---------------------------------------------------------------- Tensor.unfold
+
+@declare(method=("unfold",))
+def unfold(self, dimension, size, step):
+    """A view of every ``size``-long window along ``dimension``, ``step`` apart, as a new last axis."""
+    d = _wrap_dim(dimension, self.ndim)
+    length = self.shape[d] if self.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return apply(V.unfold, (self,), (d, int(size), int(step)))
 
 
-@declare("argwhere", method=True)
-def argwhere(input):
-    return nonzero(input)
+# ---------------------------------------------------------------- repeats and rearrangements
+
+@declare("tile", method=True)
+def tile(input, dims):
+    """``repeat`` with ``dims`` padded by leading 1s to the input's rank."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
 
 
-# ---------------------------------------------------------------- conversion
-
-@declare("clone", method=True)
-def clone(input, *, memory_format=None):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"clone(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    return apply(E.clone, (input,))
+@declare("fliplr", method=True)
+def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
 
 
-@declare(method=("contiguous",))
-def contiguous(input, memory_format=None):
-    return input if _strides.is_contiguous(input) else clone(input)
+@declare("flipud", method=True)
+def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
 
 
-@declare(method=("to",))
-def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
-    """Convert dtype and/or device; returns ``input`` itself when nothing changes (as PyTorch)."""
-    from .._device import device as device_cls, to_device
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-            device = a.device
-        elif isinstance(a, (str, device_cls, int)):
-            device = a
-        elif a in (float, int, bool, complex):
-            dtype = _dtype.to_dtype(a)
-    out = input
-    if dtype is not None:
-        dtype = _dtype.to_dtype(dtype)
-        if dtype is not input.dtype or copy:
-            out = apply(E.to_copy, (input,), (dtype.np,))
-    if device is not None:
-        device = to_device(device)
-        if device != input.device:
-            import jax
-            moved = jax.device_put(out._data, device.jax_device())
-            out = _finish(moved, None, None, False) if out is input else out
-            out._cell.value = moved
-    return out
+@declare("roll", method=True)
+def roll(input, shifts, dims=None):
+    """Shift entries cyclically by ``shifts`` along ``dims`` (the flattened tensor if None)."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return apply(S.roll, (input,), (shifts[0], None))
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    return apply(S.roll, (input,), (shifts, dims))
 
 
-_TYPE_NAMES = {"torch." + d.legacy: d for d in _dtype.ALL}
+@declare("rot90", method=True)
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first toward the second)."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = (_wrap_dim(d, input.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    return apply(S.rot90, (input,), (int(k) % 4, (d0, d1)))
 
 
-@declare(method=("type",))
-def type_(input, dtype=None, non_blocking=False):
-    if dtype is None:
-        return "torch." + input.dtype.legacy
-    if isinstance(dtype, str):
-        if dtype not in _TYPE_NAMES:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _TYPE_NAMES[dtype]
-    elif isinstance(dtype, type) and hasattr(dtype, "__name__") and "torch." + dtype.__name__ in _TYPE_NAMES:
-        dtype = _TYPE_NAMES["torch." + dtype.__name__]
-    return to(input, dtype)
+# ---------------------------------------------------------------- triangles and diagonals
+
+def _triangle(op, name):
+    def triangle(input, diagonal=0):
+        if input.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return apply(op, (input,), (int(diagonal),))
+    triangle.__name__ = name
+    return triangle
 
 
-@declare(method=("type_as",))
-def type_as(input, other):
-    return to(input, other.dtype)
+tril = _triangle(S.tril, "tril")
+declare("tril", method=True, inplace=True, inplace_of=inplace_checked, out=True)(tril)
 
 
-# ---------------------------------------------------------------- indexing
-
-def _is_advanced(part):
-    return isinstance(part, (Tensor, list, np.ndarray, bool)) or (
-        isinstance(part, tuple))
+tril.__doc__ = "The lower triangle (on and below ``diagonal``) of the last two dims; zeros elsewhere."
 
 
-def _expand_key(key, ndim):
-    """Turn a key into a list of parts with the Ellipsis spelled out as full slices."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    consumed = 0
-    for part in key:
-        if part is None or part is Ellipsis:
-            continue
-        if isinstance(part, Tensor) and part.dtype is _dtype.bool_:
-            consumed += builtins.max(part.ndim, 1)
-        elif isinstance(part, bool):
-            continue
-        else:
-            consumed += 1
-    if consumed > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    parts = []
-    seen_ellipsis = False
-    for part in key:
-        if part is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
-            parts.extend([slice(None)] * (ndim - consumed))
-        else:
-            parts.append(part)
-    return parts, seen_ellipsis
+triu = _triangle(S.triu, "triu")
+declare("triu", method=True, inplace=True, inplace_of=inplace_checked, out=True)(triu)
 
 
-def _int_index(part):
-    if isinstance(part, (int, np.integer)) and not isinstance(part, bool):
-        return int(part)
-    return None
+triu.__doc__ = "The upper triangle (on and above ``diagonal``) of the last two dims; zeros elsewhere."
 
 
-def getitem(input, key):
-    """``input[key]``: basic keys give a chain of views; tensor, list or mask keys copy."""
-    parts, had_ellipsis = _expand_key(key, input.ndim)
-    if builtins.any(_is_advanced(p) for p in parts):
-        return _advanced_getitem(input, parts)
-    if not parts or (had_ellipsis and builtins.all(p == slice(None) for p in parts)):
-        return apply(V.alias, (input,))
-    out = input
-    dim = 0
-    # PyTorch's out-of-range message names the part's position in the key (Ellipsis counts once)
-    key_len = len(key) if isinstance(key, tuple) else 1
-    extra = len(parts) - key_len + 1 if had_ellipsis else 0
-    ell = next(i for i, p in enumerate(key) if p is Ellipsis) if had_ellipsis else len(parts)
-    for pos, part in enumerate(parts):
-        idx = _int_index(part)
-        if idx is not None:
-            size = out.shape[dim]
-            if not -size <= idx < size:
-                real = pos if pos < ell else builtins.max(ell, pos - extra + 1)
-                raise IndexError(f"index {idx} is out of bounds for dimension {real} with size {size}")
-            out = select(out, dim, idx)
-        elif isinstance(part, slice):
-            if not (isinstance(key, tuple) and _keeps_all(part, out.shape[dim])):
-                start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
-                out = _slice(out, dim, start, stop, 1 if step is None else step)
-            dim += 1
-        elif part is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-        else:
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-                f"(got {type(part).__name__})")
-    return out if out is not input else apply(V.alias, (input,))
+@declare("diag_embed", method=True)
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose diagonal ``offset`` (in dims ``dim1``, ``dim2`` of the output) holds the
+    last dim of ``input``."""
+    nd = input.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if input.ndim == 0:
+        input = reshape(input, 1)
+    return apply(S.diag_embed, (input,), (int(offset), d1, d2))
 
 
-def _keeps_all(part, size):
-    """Inside a tuple key PyTorch skips a slice written to keep the whole dimension (``:``, ``0:n``)."""
-    return (part.start is None or part.start == 0) and (part.stop is None or part.stop >= size) and (
-        part.step is None or part.step == 1)
+@declare("diag", method=True, out=True)
+def diag(input, diagonal=0):
+    """A 1-D input becomes a matrix with it on diagonal ``diagonal``; a matrix gives that diagonal."""
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    return apply(S.diag, (input,), (int(diagonal),))
 
 
-def _index_arrays(input, parts):
-    """Static spec and index arrays for an advanced key, bounds-checked like PyTorch."""
-    spec = []
-    arrays = []
-    dim = 0
-    for part in parts:
-        if part is None:
-            spec.append(None)
-            continue
-        if isinstance(part, slice):
-            spec.append(("slice", part.start, part.stop, part.step))
-            dim += 1
-            continue
-        if isinstance(part, (int, np.integer)) and not isinstance(part, bool):
-            size = input.shape[dim]
-            if not -size <= part < size:
-                raise IndexError(f"index {part} is out of bounds for dimension {dim} with size {size}")
-            spec.append(int(part))
-            dim += 1
-            continue
-        arr = np.asarray(part._data) if isinstance(part, Tensor) else np.asarray(part)
-        if arr.dtype == np.bool_ or arr.dtype == np.uint8 and isinstance(part, Tensor):
-            arr = arr.astype(bool)
-            for k in range(arr.ndim):
-                if arr.shape[k] != input.shape[dim + k]:
-                    raise IndexError(
-                        f"The shape of the mask {list(arr.shape)} at index {k} does not match the shape of the "
-                        f"indexed tensor {list(input.shape)} at index {dim + k}")
-            for nz in np.nonzero(arr) if arr.ndim else (np.zeros(int(arr), np.int64),):
-                spec.append("array")
-                arrays.append(jnp.asarray(nz.astype(np.int64)))
-            if arr.ndim == 0:
-                spec[-1:] = [None, "array"]
-            dim += arr.ndim
-            continue
-        if arr.dtype.kind not in "iu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        size = input.shape[dim]
-        if arr.size and (arr.max() >= size or arr.min() < -size):
-            bad = arr.flat[np.flatnonzero((arr >= size) | (arr < -size))[0]]
-            # PyTorch counts the dimension among the indexed ones (the index tensors so far)
-            raise IndexError(f"index {bad} is out of bounds for dimension {len(arrays)} with size {size}")
-        spec.append("array")
-        arrays.append(jnp.asarray(arr.astype(np.int64)))
-        dim += 1
-    return tuple(spec), tuple(arrays)
-
-
-def _advanced_getitem(input, parts):
-    """PyTorch applies the basic parts first (select, slice, unsqueeze), then one index op."""
-    out = input
-    rest = []
-    dim = 0
-    for part in parts:
-        idx = _int_index(part)
-        if idx is not None:
-            out = select(out, dim, idx)
-            continue
-        if isinstance(part, slice) or part is None:
-            if part is None:
-                out = unsqueeze(out, dim)
-            elif not _keeps_all(part, out.shape[dim]):
-                start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
-                out = _slice(out, dim, start, stop, 1 if step is None else step)
-            rest.append(slice(None))
-            dim += 1
-            continue
-        rest.append(part)
-        if isinstance(part, Tensor) and part.dtype is _dtype.bool_:
-            dim += part.ndim
-        elif not isinstance(part, bool):
-            dim += 1
-    spec, arrays = _index_arrays(out, rest)
-    return apply(IX.index, (out, arrays), (spec,))
-
-
-def _value_tensor(value, like):
-    """``value`` as a Tensor of ``like``'s dtype (numbers become constants)."""
-    if isinstance(value, Tensor):
-        return value if value.dtype is like.dtype else to(value, like.dtype)
-    value = as_operand(value)
-    if isinstance(value, Tensor):
-        return to(value, like.dtype)
-    return _wrap(jnp.asarray(value, like._data.dtype))
-
-
-def _broadcast_value(value, shape, what):
-    """PyTorch's setitem ``copy_to``: drop the value's leading 1s, then expand it to ``shape``."""
-    vshape = tuple(value.shape)
-    if vshape == shape:
-        return value
-    stripped = vshape
-    while stripped and stripped[0] == 1:
-        stripped = stripped[1:]
-    value = view(value, stripped) if _strides.can_view(value, stripped) else reshape(value, stripped)
-    return value if stripped == shape else expand(value, shape)
-
-
-def setitem(input, key, value):
-    """``input[key] = value``: a copy into a view (CopySlices) or an index_put (IndexPutBackward0)."""
-    parts, _ = _expand_key(key, input.ndim)
-    if builtins.any(_is_advanced(p) for p in parts):
-        spec, arrays = _index_arrays(input, parts)
-        check_inplace(input, value)
-        _strides.warn_expanded(input, "index_put_")
-        _index_put_dtype(input, value)
-        val = _value_tensor(value, input)
-        target_shape = jnp.zeros(input._data.shape, bool)[IX._build_key(spec, arrays)].shape
-        _broadcast_check(val, target_shape)
-        new = apply(IX.index_put, (input, arrays, val), (spec, False))
-        commit_inplace(input, new)
-        return
-    # As PyTorch's setitem: a key that selects everything writes into input itself (a full
-    # slice is not taken); a same-shaped value is copied (CopyBackwards), a 0-d one filled in
-    # (FillBackward3), another one stripped of leading 1s and expanded first.
-    target = input if _selects_all(parts, tuple(input.shape)) else getitem(input, key)
-    val = value if isinstance(value, Tensor) else _value_tensor(value, target)
-    shape = tuple(target.shape)
-    if not val.ndim and shape:
-        fn = V.fill_tensor
-    else:
-        fn = V.copy_from
-        val = _broadcast_value(val, shape, "setitem")
-    check_inplace(target, val)
-    _strides.check_no_internal_overlap(target)
-    commit_inplace(target, apply(fn, (target, val)))
-
-
-def _selects_all(parts, shape):
-    """Whether basic ``parts`` are all slices that PyTorch's setitem skips (``:``, ``0:n``)."""
-    for part, n in zip(parts, shape):
-        if not (isinstance(part, slice) and part.start in (None, 0) and part.step in (None, 1)
-                and (part.stop is None or part.stop >= n)):
-            return False
-    return len(parts) <= len(shape)
-
-
-def _broadcast_check(value, shape):
-    try:
-        out = jnp.broadcast_shapes(tuple(value.shape), tuple(shape))
-    except ValueError:
-        out = None
-    if out != tuple(shape):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)}")
-
-
-@declare(method=("copy_",))
-def copy_(input, src, non_blocking=False):
-    """Write ``src`` (broadcast and cast) into ``input``: CopyBackwards over (input, src), or
-    CopySlices around it for a view."""
-    check_inplace(input, src)
-    shape = tuple(input.shape)
-    val = src if isinstance(src, Tensor) else _value_tensor(src, input)
-    try:
-        ok = jnp.broadcast_shapes(tuple(val.shape), shape) == shape
-    except ValueError:
-        ok = False
-    if not ok:
-        raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
-    _strides.check_no_internal_overlap(input)
-    return commit_inplace(input, apply(V.copy_from, (input, val)))
-
-
-def _size_mismatch(a, b):
-    for i in range(1, builtins.max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and y != 1:
-            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
-                    f"dimension {builtins.max(len(a), len(b)) - i}")
-    return f"shape mismatch: {list(b)} cannot be broadcast to {list(a)}"
-
-
-@declare("masked_fill", method=True)
-def masked_fill(input, mask, value):
-    if mask.dtype is not _dtype.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.c_name}")
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(
-                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s).")
-        return apply(E.masked_fill_tensor, (input, mask, value))
-    return apply(E.masked_fill, (input, mask, value))
-
-
-def where(cond, a, b):
-    from .math import where as w
-    return w(cond, a, b)
-
-
-def _index_put_dtype(input, value):
-    if isinstance(value, Tensor) and value.dtype is not input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
-                           f"for the destination and {value.dtype.c_name} for the source.")
-
-
-@declare("index_put", method=True)
-def index_put(input, indices, values, accumulate=False):
-    spec, arrays = _index_arrays(input, list(indices))
-    _index_put_dtype(input, values)
-    val = _value_tensor(values, input)
-    return apply(IX.index_put, (input, arrays, val), (spec, accumulate))
+@declare("diagflat", method=True)
+def diagflat(input, offset=0):
+    return diag_embed(reshape(input, -1), offset)

@@ -1,136 +1,27 @@
-"""Torch-level reductions, scans and order statistics beyond the basics: nanmean, std_mean,
-cumprod, cummax, median, mode, quantile, sort, topk, searchsorted, histc, bincount, diff.
+"""Torch-level sorting and order statistics: sort/argsort/msort, topk, kthvalue, median, mode,
+quantile, searchsorted/bucketize, the histograms (histc, histogram, bincount), isin and unique.
 
-Ops whose output size depends on the data (``bincount``) read that size on the host, so they
-cannot run inside ``jax.jit``.
+Ops whose output size depends on the data (``bincount``, ``unique``) read that size on the
+host, so they cannot run inside ``jax.jit``.
 """
 
 import builtins
+import math as _math
 
+import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._ops import cumulative as CU
-from .._ops import reduction as R
 from .._ops import sorting as SC
 from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
-from .creation import tensor as _tensor_factory
-from .math import (_dims, _named, _correction, _sum_dtype, as_operand, isnan, logical_not, logical_xor, nansum,
-                   result_type, sum as _sum)
-from .extra_math import lerp
-from .inplace import inplace_of
-from .indexing import gather, _host, _host_sized
 from . import shape as S
+from .binary import lerp
+from .creation import tensor as _tensor_factory
+from .indexing import gather, _host, _host_sized
+from .operands import result_type, _named, _need_tensor
+from .reduction import _dim_of, _nonempty_dim
 from .surface import declare, out_with
-
-
-def _require_float(name, input, what="expected input to have floating point or complex dtype but got"):
-    if input.dtype.kind < _dtype.FLOAT:
-        raise RuntimeError(f"{name}(): {what} {input.dtype.c_name}")
-
-
-def _dim_of(input, dim):
-    return _wrap_dim(dim, input.ndim)
-
-
-def _nonempty_dim(name, input, dim):
-    if input.ndim and input.shape[dim] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
-
-
-# ---------------------------------------------------------------- sums and means
-
-@declare("nanmean", method=True, out=True)
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """The mean over the non-NaN entries: ``nansum / count`` as PyTorch computes it."""
-    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
-    if d.kind < _dtype.FLOAT:
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {d.c_name}")
-    count = _sum(logical_not(isnan(input)), dim, keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / count
-
-
-def _moments(op, name, input, dim, unbiased, keepdim, correction):
-    if isinstance(dim, bool):
-        unbiased, dim = dim, None
-    if input.dtype.kind < _dtype.FLOAT:
-        raise RuntimeError(f"{name} only support floating point and complex dtypes")
-    dims = None if dim is None else _dims(dim, input.ndim)
-    return apply(op, (input,), (dims, _correction(unbiased, correction), keepdim))
-
-
-@declare("std_mean")
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(std, mean)`` in one pass (both outputs share a ``StdMeanBackward0`` node)."""
-    return _moments(R.std_mean, "std_mean", input, dim, unbiased, keepdim, correction)
-
-
-@declare("var_mean")
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var, mean)`` in one pass (both outputs share a ``VarMeanBackward0`` node)."""
-    return _moments(R.var_mean, "var_mean", input, dim, unbiased, keepdim, correction)
-
-
-@declare("count_nonzero", method=True)
-def count_nonzero(input, dim=None):
-    dims = None if dim is None else _dims(dim, input.ndim)
-    return apply(R.count_nonzero, (input,), (dims,))
-
-
-@declare("aminmax", method=True, out=True)
-def aminmax(input, *, dim=None, keepdim=False):
-    """``(min, max)`` as the named tuple ``aminmax``; ties share the gradient evenly."""
-    if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
-                               "no identity.")
-        if keepdim:
-            values = apply(R.aminmax, (input.reshape(-1),), (0, True))
-            return _named("aminmax", ("min", "max"))(*(v.reshape((1,) * input.ndim) for v in values))
-        return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (None, False)))
-    d = _dim_of(input, dim)
-    if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
-    return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (d if input.ndim else None, keepdim)))
-
-
-# ---------------------------------------------------------------- cumulative
-
-@declare("cumprod", method=True, out=True)
-def cumprod(input, dim, *, dtype=None):
-    """The running product along ``dim`` (integers and bools accumulate in int64)."""
-    d = _sum_dtype(input.dtype, dtype)
-    return apply(CU.cumprod, (input,), (_dim_of(input, dim), d.np))
-
-
-@declare(method=("cumprod_",))
-def _cumprod_(self, dim, *, dtype=None):
-    # the in-place twin keeps self's dtype
-    if self.dtype is _dtype.bool_ and dtype is None:
-        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
-    return inplace_of(cumprod)(self, dim, dtype=self.dtype if dtype is None else dtype)
-
-
-@declare("logcumsumexp", method=True, out=True)
-def logcumsumexp(input, dim):
-    if input.dtype.kind < _dtype.FLOAT:
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.c_name}'")
-    return apply(CU.logcumsumexp, (input,), (_dim_of(input, dim),))
-
-
-def _cum_extreme(op, name):
-    def cum(input, dim):
-        return _named(name)(*apply(op, (input,), (_dim_of(input, dim),)))
-    cum.__name__ = name
-    cum.__doc__ = f"The running {name[3:]} along ``dim`` and the index of its latest occurrence."
-    return cum
-
-
-cummax = _cum_extreme(CU.cummax, "cummax")
-declare("cummax", method=True, out=True)(cummax)
-cummin = _cum_extreme(CU.cummin, "cummin")
-declare("cummin", method=True, out=True)(cummin)
 
 
 # ---------------------------------------------------------------- sorting and selection
@@ -191,10 +82,15 @@ def _median(op_all, op_dim, name):
 
 median = _median(SC.median, SC.median_dim, "median")
 declare("median", method=True, out=out_with("dim"))(median)
+
+
 median.__doc__ = """The lower median: of all entries (ties share the gradient), or along ``dim``
 as ``(values, indices)``. NaN propagates."""
+
 nanmedian = _median(SC.nanmedian, SC.nanmedian_dim, "nanmedian")
 declare("nanmedian", method=True, out=out_with("dim"))(nanmedian)
+
+
 nanmedian.__doc__ = """The lower median of the non-NaN entries (see ``median``)."""
 
 
@@ -343,32 +239,145 @@ def bincount(input, weights=None, minlength=0):
     return apply(SC.bincount, (input, None), (length, None))
 
 
-@declare("diff", method=True, out=True)
-def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """The ``n``-th forward difference along ``dim`` (``prepend``/``append`` joined first)."""
-    if input.ndim == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
-    d = _dim_of(input, dim)
-    parts = []
-    for extra in (prepend, input, append):
-        if extra is None:
-            continue
-        extra = as_operand(extra)
-        if not isinstance(extra, Tensor):
-            extra = _tensor_factory(extra, dtype=input.dtype)
-        if extra.ndim == 0:
-            shape = list(input.shape)
-            shape[d] = 1
-            extra = S.expand(extra, tuple(shape))
-        parts.append(extra)
-    x = S.cat(parts, d) if len(parts) > 1 else input
-    for _ in range(n):
-        length = x.shape[d]
-        if length == 0:
-            break
-        hi = S.narrow(x, d, 1, length - 1)
-        lo = S.narrow(x, d, 0, length - 1)
-        x = logical_xor(hi, lo) if x.dtype is _dtype.bool_ else hi - lo
-    return x
+# ---------------------------------------------------------------- kthvalue
+
+@declare("kthvalue", method=True, out=True)
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest entry along ``dim`` and its index (named tuple ``kthvalue``)."""
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input.dtype is _dtype.bool_:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    return _named("kthvalue")(*apply(SC.kthvalue, (input,), (int(k), d, bool(keepdim))))
+
+
+# ---------------------------------------------------------------- histogram, isin
+
+@declare("histogram", method=True, out=True)
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """``(hist, bin_edges)``: counts (or summed ``weight``) of the entries of ``input`` in ``bins``
+    equal bins over ``range`` (the data's range by default), or between the edges of a 1-D
+    tensor ``bins``; ``density`` normalises to unit integral. Not differentiable."""
+    _need_tensor("histogram", "input", input, 1)
+    if input.dtype not in (_dtype.float32, _dtype.float64):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype.c_name}'")
+    if isinstance(bins, Tensor):
+        if range is not None:
+            raise TypeError("histogram(): argument 'range' is not accepted together with a Tensor 'bins'")
+        if bins.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
+                               f"dimensions in the bins tensor for dimension 0")
+        if bins.dtype is not input.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input with dtype {input.dtype.c_name.lower()} and bins for dimension 0 with "
+                               f"dtype {bins.dtype.c_name.lower()}")
+        if bins.numel() - 1 <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension 0")
+        edges = bins.detach()
+    else:
+        if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool):
+            raise TypeError(f"histogram(): argument 'bins' must be int or Tensor, not {type(bins).__name__}")
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        edges = None
+    if weight is not None:
+        _need_tensor("histogram", "weight", weight, 4)
+        if tuple(weight.shape) != tuple(input.shape):
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               f"the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({input.dtype.c_name.lower()}), and "
+                               f"weight({weight.dtype.c_name.lower()})")
+    if edges is None:
+        if range is not None:
+            lo, hi = (builtins.float(v) for v in range)
+        elif input.numel():
+            data = np.asarray(input._data)
+            lo, hi = builtins.float(data.min()), builtins.float(data.max())
+        else:
+            lo, hi = 0.0, 1.0
+        if not (_math.isfinite(lo) and _math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
+                               f"dimension 0")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        # torch.linspace's layout: the first half counted up from lo, the second back from hi
+        step = (hi - lo) / bins
+        i = np.arange(bins + 1, dtype=np.float64)
+        values = np.where(i < (bins + 1) // 2, lo + step * i, hi - step * (bins - i))
+        edges = _wrap(jnp.asarray(values.astype(input._data.dtype)))
+    w = None if weight is None else weight.detach()
+    hist, bin_edges = apply(SC.histogram, (input.detach(), edges, w), (bool(density),))
+    return _named("histogram", ("hist", "bin_edges"))(hist, bin_edges)
+
+
+@declare("isin", out=True)
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each entry of ``elements`` occurs in ``test_elements`` (a bool tensor shaped like
+    ``elements``); either may be a Python number."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(f"isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__})")
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor) and t.dtype is _dtype.bool_ or isinstance(t, (bool, np.bool_)):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    d = result_type(elements, test_elements)
+    a = elements if isinstance(elements, Tensor) else _wrap(jnp.asarray(elements, d.np))
+    b = test_elements._data if isinstance(test_elements, Tensor) else jnp.asarray(test_elements, d.np)
+    return apply(SC.isin, (a.detach(), b), (bool(invert), d.np))
+
+
+# ---------------------------------------------------------------- unique
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts, like):
+    out = [_wrap(jnp.asarray(values))]
+    if return_inverse:
+        out.append(_wrap(jnp.asarray(inverse.astype(np.int64))))
+    if return_counts:
+        out.append(_wrap(jnp.asarray(counts.astype(np.int64))))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@declare("unique", method=True, numpy_names=False)
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (or slices along ``dim``), sorted, computed on the host; the result
+    carries no gradient."""
+    arr = _host_sized("unique", input)
+    if dim is None:
+        values, inverse, counts = np.unique(arr.reshape(-1), return_inverse=True, return_counts=True,
+                                            equal_nan=False)
+        return _unique_result(values, inverse.reshape(arr.shape), counts, return_inverse, return_counts, input)
+    d = _wrap_dim(dim, input.ndim)
+    values, inverse, counts = np.unique(arr, return_inverse=True, return_counts=True, axis=d)
+    return _unique_result(values, inverse.reshape(-1), counts, return_inverse, return_counts, input)
+
+
+@declare("unique_consecutive", method=True, numpy_names=False)
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive values (or slices along ``dim``), on the host."""
+    arr = _host_sized("unique_consecutive", input)
+    if dim is None:
+        flat = arr.reshape(-1)
+        if flat.size == 0:
+            return _unique_result(flat, np.zeros(arr.shape, np.int64), np.zeros(0, np.int64), return_inverse,
+                                  return_counts, input)
+        starts = np.concatenate([[True], flat[1:] != flat[:-1]])
+        inverse = np.cumsum(starts) - 1
+        counts = np.diff(np.append(np.flatnonzero(starts), flat.size))
+        return _unique_result(flat[starts], inverse.reshape(arr.shape), counts, return_inverse, return_counts, input)
+    d = _wrap_dim(dim, input.ndim)
+    moved = np.moveaxis(arr, d, 0)
+    if moved.shape[0] == 0:
+        return _unique_result(arr, np.zeros(0, np.int64), np.zeros(0, np.int64), return_inverse, return_counts, input)
+    rows = moved.reshape(moved.shape[0], -1)
+    starts = np.concatenate([[True], np.any(rows[1:] != rows[:-1], axis=1)])
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), rows.shape[0]))
+    values = np.moveaxis(moved[starts], 0, d)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts, input)

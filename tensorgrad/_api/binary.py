@@ -1,5 +1,6 @@
-"""Torch-level elementwise functions beyond the basics: special functions, float-only
-binaries (hypot, logaddexp, ...), fmod/fmax/fmin, lerp, copysign, xlogy, shifts, clamps.
+"""Torch-level elementwise functions of two (or three) tensors beyond arithmetic: fmod, fmax/fmin,
+hypot, logaddexp, nextafter, lerp, copysign, float_power, ldexp, heaviside, gcd/lcm, the bit
+shifts, addcmul/addcdiv and clamp_min/clamp_max.
 
 Each function parses PyTorch's arguments, applies PyTorch's promotion and dtype checks, and
 picks the op whose node PyTorch would record (``FmodBackward0`` for a number, ``...1`` for a
@@ -9,11 +10,11 @@ tensor).
 from .. import _dtype
 from .._ops import comparison as CMP
 from .._ops import elementwise as E
-from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
+from .elementwise import pow as _pow
 from .inplace import inplace_of
-from .math import as_operand, result_type, _float_of, pow as _pow
+from .operands import as_operand, result_type, _float_of
 from .surface import declare
 
 
@@ -25,104 +26,6 @@ def _need_tensor(fname, argname, value, position=2):
     if not isinstance(value, Tensor):
         raise TypeError(f"{fname}(): argument '{argname}' (position {position}) must be Tensor, not "
                         f"{type(value).__name__}")
-
-
-def _floating(op, input):
-    return apply(op, (input,), (_float_of(input.dtype).np,))
-
-
-# ---------------------------------------------------------------- unary
-
-@declare("nan_to_num", method=True, inplace=True, out=True)
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """Replace NaN, +inf and -inf by ``nan``, ``posinf`` (default: the dtype's largest finite
-    value) and ``neginf`` (its most negative); the gradient is 0 at replaced entries."""
-    return apply(E.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
-
-
-@declare("logit", "special.logit", method=True, inplace=True, out=True)
-def logit(input, eps=None):
-    """``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped into ``[eps, 1 - eps]``."""
-    return apply(SP.logit, (input,), (_float_of(input.dtype).np, None if eps is None else float(eps)))
-
-
-@declare("sgn", method=True, inplace=True, out=True)
-def sgn(input):
-    """The sign (for real tensors the same as ``sign``; node ``SgnBackward0``)."""
-    return apply(E.sgn, (input,), (input.dtype.np,))
-
-
-@declare("sinc", "special.sinc", method=True, inplace=True, out=True)
-def sinc(input):
-    return _floating(SP.sinc, input)
-
-
-@declare("deg2rad", method=True, inplace=True, out=True)
-def deg2rad(input):
-    return _floating(E.deg2rad, input)
-
-
-@declare("rad2deg", method=True, inplace=True, out=True)
-def rad2deg(input):
-    return _floating(E.rad2deg, input)
-
-
-@declare("i0", "special.i0", method=("i0",), inplace=True, out=True)
-@declare("special_i0", numpy_names=False)
-def i0(input):
-    """The modified Bessel function of the first kind, order 0."""
-    return _floating(SP.i0, input)
-
-
-special_i0 = i0
-
-
-@declare("signbit", method=True, out=True)
-def signbit(input):
-    return apply(CMP.signbit, (input,))
-
-
-@declare("isposinf", method=True, out=True)
-def isposinf(input):
-    return apply(CMP.isposinf, (input,))
-
-
-@declare("isneginf", method=True, out=True)
-def isneginf(input):
-    return apply(CMP.isneginf, (input,))
-
-
-@declare("positive", method=True)
-def positive(input):
-    """``+input``: the tensor itself (bool tensors are rejected, as in PyTorch)."""
-    if input.dtype is _dtype.bool_:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
-
-
-@declare("polygamma", out=True)
-@declare("special.polygamma", out=True)
-def polygamma(n, input):
-    """The ``n``-th derivative of the digamma function."""
-    if n < 0:
-        raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return apply(SP.polygamma, (input,), (_float_of(input.dtype).np, int(n)))
-
-
-@declare(method=("polygamma",), inplace=True)
-def _polygamma_method(self, n):
-    return polygamma(n, self)
-
-
-@declare("mvlgamma", method=True, inplace=True, out=True)
-@declare("special.multigammaln", out=True)
-def mvlgamma(input, p):
-    """The multivariate log-gamma function of dimension ``p``."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    if input.dtype is _dtype.bool_:
-        raise RuntimeError("The input tensor may not be a boolean tensor.")
-    return apply(SP.mvlgamma, (input,), (_float_of(input.dtype).np, int(p)))
 
 
 # ---------------------------------------------------------------- binary
@@ -151,6 +54,8 @@ def _nan_extreme(op, name):
 
 fmax = _nan_extreme(E.fmax, "fmax")
 declare("fmax", method=True, out=True)(fmax)
+
+
 fmin = _nan_extreme(E.fmin, "fmin")
 declare("fmin", method=True, out=True)(fmin)
 
@@ -169,10 +74,16 @@ def _float_binary(op, name, kernel=None):
 
 hypot = _float_binary(E.hypot, "hypot")
 declare("hypot", method=True, inplace=True, out=True)(hypot)
+
+
 logaddexp = _float_binary(E.logaddexp, "logaddexp")
 declare("logaddexp", method=True, inplace=True, out=True)(logaddexp)
+
+
 logaddexp2 = _float_binary(E.logaddexp2, "logaddexp2")
 declare("logaddexp2", method=True, out=True)(logaddexp2)
+
+
 nextafter = _float_binary(E.nextafter, "nextafter")
 declare("nextafter", method=True, inplace=True, out=True)(nextafter)
 
@@ -201,18 +112,6 @@ def copysign(input, other):
     if isinstance(other, Tensor):
         return apply(E.copysign, (input, other), (d.np,))
     return apply(E.copysign_scalar, (input, other), (d.np,))
-
-
-@declare("xlogy", "special.xlogy", method=True, inplace=True, out=True)
-def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
-    a, b = as_operand(input), as_operand(other)
-    d = _float_of(result_type(a, b))
-    if not isinstance(a, Tensor):
-        return apply(SP.xlogy_scalar_self, (b, a), (d.np,))
-    if not isinstance(b, Tensor):
-        return apply(SP.xlogy_scalar_other, (a, b), (d.np,))
-    return apply(SP.xlogy, (a, b), (d.np,))
 
 
 @declare("float_power", method=True, out=True)
@@ -259,6 +158,8 @@ def _integer_binary(op, name):
 
 gcd = _integer_binary(E.gcd, "gcd")
 declare("gcd", method=True, inplace=True, out=True)(gcd)
+
+
 lcm = _integer_binary(E.lcm, "lcm")
 declare("lcm", method=True, inplace=True, out=True)(lcm)
 
@@ -278,6 +179,8 @@ def _shift(op, name, kernel):
 
 bitwise_left_shift = _shift(CMP.bitwise_left_shift, "bitwise_left_shift", "lshift")
 declare("bitwise_left_shift", method=True, inplace=True, out=True)(bitwise_left_shift)
+
+
 bitwise_right_shift = _shift(CMP.bitwise_right_shift, "bitwise_right_shift", "rshift")
 declare("bitwise_right_shift", method=True, inplace=True, out=True)(bitwise_right_shift)
 
@@ -351,6 +254,3 @@ def _float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.c_name} but the operation's result "
                            "requires dtype Double")
     return inplace_of(float_power)(self, exponent)
-
-
-# in-place twins, by attribute name

@@ -1,0 +1,118 @@
+"""What every torch-level function does with its arguments first: operands (Python numbers pass,
+arrays and lists become tensors), PyTorch's type promotion (``result_type``), the common
+argument checks and PyTorch's named-tuple return types.
+"""
+
+import collections
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, apply
+from .creation import tensor as _tensor_factory
+from .surface import declare
+
+
+_NUMBERS = (int, float, bool, complex, np.number, np.bool_)
+
+
+_FAST_OPERANDS = {Tensor, float, int}
+
+
+def as_operand(x):
+    """Tensors and Python numbers pass; numpy arrays and lists become tensors."""
+    if type(x) in _FAST_OPERANDS:
+        return x
+    if isinstance(x, Tensor) or isinstance(x, _NUMBERS):
+        return x.item() if isinstance(x, np.generic) else x
+    if x is None:
+        raise TypeError("unsupported operand type: 'NoneType'")
+    try:
+        return _tensor_factory(x)
+    except TypeError:
+        raise TypeError(f"unsupported operand type: '{type(x).__name__}'") from None
+
+
+_RT2 = {}
+
+
+@declare("result_type")
+def result_type(*operands):
+    """PyTorch's promoted dtype of tensors and Python numbers."""
+    if len(operands) == 2:
+        # the common binary case, cached on (dtype, is 0-d) of tensors and the type of numbers
+        a, b = operands
+        ka = (a._data.dtype, a._data.ndim == 0) if isinstance(a, Tensor) else type(a)
+        kb = (b._data.dtype, b._data.ndim == 0) if isinstance(b, Tensor) else type(b)
+        key = (ka, kb, _dtype.get_default_dtype())
+        hit = _RT2.get(key)
+        if hit is None:
+            hit = _RT2[key] = _result_type(operands)
+        return hit
+    return _result_type(operands)
+
+
+def _result_type(operands):
+    dims = []
+    zeros = []
+    scalars = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            arr = x._data
+            (dims if arr.ndim else zeros).append(_dtype.FROM_NP[arr.dtype])
+        elif x is not None:
+            scalars.append(_dtype.scalar_dtype(x).kind)
+    return _dtype.result_type3(tuple(dims), tuple(zeros), tuple(scalars))
+
+
+def _binary(op, a, b, **cfg):
+    a = as_operand(a)
+    b = as_operand(b)
+    d = result_type(a, b)
+    return apply(op, (a, b), (d.np,) + tuple(cfg.values()))
+
+
+def _float_of(d):
+    return d if d.kind >= _dtype.FLOAT else _dtype.get_default_dtype()
+
+
+def _not_implemented(kernel, d):
+    """PyTorch's error for a dtype that an op's CPU kernel does not handle."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.c_name}'")
+
+
+def _tensor_input(name, input):
+    """PyTorch's TypeError for a non-Tensor ``input`` (``torch.exp(1.5)``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _tensor_other(name, other):
+    """PyTorch's TypeError where an op takes only a Tensor as ``other`` (no Python numbers)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+_ReturnTypes = {}
+
+
+def _named(name, fields=("values", "indices")):
+    cls = _ReturnTypes.get(name)
+    if cls is None:
+        base = collections.namedtuple(name, fields)
+
+        class Result(base):
+            __slots__ = ()
+
+            def __repr__(self):
+                inner = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+                return f"torch.return_types.{name}(\n{inner})"
+        Result.__name__ = Result.__qualname__ = name
+        cls = _ReturnTypes[name] = Result
+    return cls
+
+
+def _need_tensor(fname, argname, value, position):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")

@@ -1,0 +1,236 @@
+"""Randomness: the ``Generator`` and the global one (seeds, states), the random factories (rand,
+randn, randint, randperm, normal, bernoulli, multinomial, ...) and the in-place random fills
+(``uniform_``, ``normal_``, ``bernoulli_``, ``exponential_``, ``random_``).
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from .._device import to_device
+from .._ops.registry import OpDef
+from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
+from . import strides as _strides
+from .creation import parse_size, _finish, _size_keyword
+from .surface import declare
+
+
+class Generator:
+    """A seedable random stream over a jax PRNG key; each draw splits the key.
+
+    Streams are reproducible under ``manual_seed`` but are not PyTorch's bit for bit.
+    """
+
+    def __init__(self, device="cpu"):
+        self.device = to_device(device)
+        self.manual_seed(67280421310721)
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        self._seed = seed
+        # the key lives in one tensor for the generator's life, so that tensorgrad.compile lifts
+        # and updates it as state
+        key = jax.random.PRNGKey(seed & 0xFFFFFFFFFFFFFFFF)
+        if "_state" in self.__dict__:
+            self._state._write(key)
+        else:
+            self._state = _wrap(key)
+        return self
+
+    def seed(self):
+        return self.manual_seed(int.from_bytes(np.random.bytes(8), "little") >> 1)._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        """The generator's key as an int64 tensor (restore with ``set_state``)."""
+        return _wrap(jnp.asarray(self._state._data).astype(jnp.int64))
+
+    def set_state(self, state):
+        self._state._write(state._data.astype(jnp.uint32))
+        return self
+
+    def next_key(self):
+        key, sub = _split(self._state._data)
+        self._state._write(key)
+        return sub
+
+
+@jax.jit
+def _split(key):
+    key, sub = jax.random.split(key)
+    return key, sub
+
+
+default_generator = Generator()
+
+
+@declare("manual_seed", numpy_names=False)
+def manual_seed(seed):
+    """Reseed the global generator; returns it."""
+    return default_generator.manual_seed(seed)
+
+
+@declare("seed", numpy_names=False)
+def seed():
+    return default_generator.seed()
+
+
+@declare("initial_seed", numpy_names=False)
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+@declare("get_rng_state", numpy_names=False)
+def get_rng_state():
+    return default_generator.get_state()
+
+
+@declare("set_rng_state", numpy_names=False)
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _key(generator):
+    return (generator or default_generator).next_key()
+
+
+def _float_dtype(dtype):
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    return d
+
+
+@declare("rand", out=True, factory=True)
+def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kw):
+    d = _float_dtype(dtype)
+    shape = parse_size(size, _size_keyword("rand", kw), "rand")
+    arr = jax.random.uniform(_key(generator), shape, d.np)
+    return _finish(arr, None, device, requires_grad)
+
+
+@declare("randn", out=True, factory=True)
+def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kw):
+    d = _float_dtype(dtype)
+    shape = parse_size(size, _size_keyword("randn", kw), "randn")
+    arr = jax.random.normal(_key(generator), shape, d.np)
+    return _finish(arr, None, device, requires_grad)
+
+
+@declare("randint", out=True, factory=True)
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    arr = jax.random.randint(_key(generator), parse_size((size,), name="randint"), low, high, jnp.int64).astype(d.np)
+    return _finish(arr, None, device, requires_grad)
+
+
+@declare("randperm", out=True, factory=True)
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
+    d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(jax.random.permutation(_key(generator), n).astype(d.np), None, device, requires_grad)
+
+
+@declare("rand_like")
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@declare("randn_like")
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@declare("normal", out=True, factory=True)
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise tensor mean/std."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        shape = jnp.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
+        ref = mean if isinstance(mean, Tensor) else std
+        z = jax.random.normal(_key(generator), shape, ref._data.dtype)
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        return _finish(m + s * z)
+    d = _float_dtype(dtype)
+    z = jax.random.normal(_key(generator), parse_size((size,), name="normal"), d.np)
+    return _finish(mean + std * z, d, device, requires_grad)
+
+
+@declare("bernoulli", out=True)
+def bernoulli(input, p=None, *, generator=None):
+    probs = input._data if p is None else jnp.full(input._data.shape, p, input._data.dtype)
+    return _finish(jax.random.bernoulli(_key(generator), probs).astype(input._data.dtype))
+
+
+@declare("multinomial", out=True)
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    probs = input._data
+    logits = jnp.log(probs)
+    if replacement:
+        out = jax.random.categorical(_key(generator), logits, shape=(num_samples,) + probs.shape[:-1])
+        out = jnp.moveaxis(out, 0, -1)
+    else:
+        g = jax.random.gumbel(_key(generator), probs.shape)
+        out = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
+    return _finish(out.astype(jnp.int64))
+
+
+# ---------------------------------------------------------------- in-place random fills
+
+def _sample(x, sample):
+    return sample
+
+
+_RANDOM_OPS = {}
+
+
+def _random_fill(self, sample, grad_fn):
+    """Write a random sample; with grad, the node (``UniformBackward0``, ...) gives zero gradient."""
+    check_inplace(self)
+    _strides.check_no_internal_overlap(self)
+    op = _RANDOM_OPS.get(grad_fn)
+    if op is None:
+        op = _RANDOM_OPS[grad_fn] = OpDef(grad_fn, _sample, grad_fn, saves="none", scalar_slots=False)
+    return commit_inplace(self, apply(op, (self, sample.astype(self._data.dtype))))
+
+
+@declare(method=("uniform_",))
+def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    return _random_fill(self, jax.random.uniform(_key(generator), self._data.shape, jnp.float64, a, b),
+                        "UniformBackward0")
+
+
+@declare(method=("normal_",))
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return _random_fill(self, mean + std * jax.random.normal(_key(generator), self._data.shape, jnp.float64),
+                        "NormalBackward0")
+
+
+@declare(method=("bernoulli_",))
+def bernoulli_(self, p=0.5, *, generator=None):
+    return _random_fill(self, jax.random.bernoulli(_key(generator), p, self._data.shape), "BernoulliBackward2")
+
+
+@declare(method=("exponential_",))
+def exponential_(self, lambd=1.0, *, generator=None):
+    return _random_fill(self, jax.random.exponential(_key(generator), self._data.shape) / lambd,
+                        "ExponentialBackward0")
+
+
+@declare(method=("random_",))
+def random_(self, low=0, high=None, *, generator=None):
+    grad_fn = "RandomBackward0"
+    if high is None:
+        low, high = 0, low
+        grad_fn = "RandomBackward1"
+    return _random_fill(self, jax.random.randint(_key(generator), self._data.shape, low, high), grad_fn)
