@@ -164,3 +164,38 @@ def test_promotion_exhaustive_pairs(torch_):
             if repr(ours) != repr(theirs):
                 bad.append((ka, a, kb, b, ours, theirs))
     assert not bad
+
+
+# --------------------------------------------------------------------------------------------
+# promote_types, can_cast and result_type for every pair of dtypes
+
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+          "complex64", "complex128")
+
+
+def test_promote_types_and_can_cast_match_torch_for_every_pair(torch_):
+    for a in DTYPES:
+        for b in DTYPES:
+            ta, tb = getattr(torch_, a), getattr(torch_, b)
+            ga, gb = getattr(tg, a), getattr(tg, b)
+            assert repr(tg.promote_types(ga, gb)) == repr(torch_.promote_types(ta, tb)), (a, b)
+            assert tg.can_cast(ga, gb) == torch_.can_cast(ta, tb), (a, b)
+
+
+@pytest.mark.parametrize("bad", [lambda m: m.promote_types(m.int32, 5), lambda m: m.can_cast("x", m.int32)])
+def test_dtype_functions_reject_non_dtypes_with_type_error(bad):
+    with pytest.raises(TypeError):
+        bad(tg)
+
+
+def test_result_type_matches_torch(torch_):
+    cases = [
+        lambda m: m.result_type(m.ones(2, dtype=m.int32), 2.5),
+        lambda m: m.result_type(m.tensor(1.0, dtype=m.float64), m.ones(2)),
+        lambda m: m.result_type(m.ones(2, dtype=m.int8), m.ones(2, dtype=m.uint8)),
+        lambda m: m.result_type(True, m.ones(2, dtype=m.bool)),
+        lambda m: m.result_type(m.ones(2, dtype=m.bool), 3),
+        lambda m: m.result_type(m.ones(2, dtype=m.float16), m.tensor(1, dtype=m.int64)),
+    ]
+    for case in cases:
+        assert repr(case(tg)) == repr(case(torch_))

@@ -643,3 +643,40 @@ def test_printing_suffix_literals():
     assert repr(x.sum()) == "tensor(6., grad_fn=<SumBackward0>)"
     assert repr(x.double()) == "tensor([1., 2., 3.], dtype=torch.float64, grad_fn=<ToCopyBackward0>)"
     assert str(x * 2) == repr(x * 2) == f"{x * 2}"
+
+
+# --------------------------------------------------------------------------------------------
+# named tuples (values, indices, ...) and memory formats print as PyTorch's
+
+NAMED = {
+    "sort": lambda m, x: m.sort(x),
+    "topk": lambda m, x: x.topk(2),
+    "cummax": lambda m, x: m.cummax(x, 1),
+    "cummin": lambda m, x: x.cummin(0),
+    "aminmax": lambda m, x: m.aminmax(x, dim=0),
+    "median": lambda m, x: x.median(1),
+    "nanmedian": lambda m, x: m.nanmedian(x, 0),
+    "mode": lambda m, x: m.mode(x),
+    "linalg_slogdet": lambda m, x: m.linalg.slogdet(x[:, :2]),
+    "linalg_qr": lambda m, x: m.linalg.qr(x),
+    "linalg_eigh": lambda m, x: m.linalg.eigh(x[:, :2] @ x[:, :2].mT),
+    "linalg_lstsq": lambda m, x: m.linalg.lstsq(x, x[:, :1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_tuple_fields_and_repr_match_torch(name):
+    values = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], np.float32)
+    ours = NAMED[name](tg, tg.tensor(values))
+    theirs = NAMED[name](torch, torch.tensor(values))
+    assert type(ours).__name__ == type(theirs).__name__ == name
+    for field in ours._fields:
+        getattr(theirs, field)
+    assert len(ours) == len(theirs)
+    if name not in ("linalg_qr", "linalg_eigh", "linalg_lstsq"):  # last digits may differ
+        assert repr(ours) == repr(theirs)
+
+
+def test_memory_formats_exist_and_print():
+    for name in ("preserve_format", "contiguous_format", "channels_last", "channels_last_3d"):
+        assert repr(getattr(tg, name)) == repr(getattr(torch, name))
