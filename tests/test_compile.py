@@ -111,13 +111,13 @@ def test_train_and_eval_modes_are_guarded():
     model.eval()
     expected = model(x)
     for _ in range(3):
-        np.testing.assert_allclose(np.asarray(forward(x)._data), np.asarray(expected._data), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(forward(x)._data), np.asarray(expected._data), rtol=1e-6, atol=1e-7)
     model.train()
     forward(x)
     forward(x)
     model.eval()
     expected = model(x)     # the running statistics moved in training mode
-    np.testing.assert_allclose(np.asarray(forward(x)._data), np.asarray(expected._data), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(forward(x)._data), np.asarray(expected._data), rtol=1e-6, atol=1e-7)
     assert forward.explain().count("traced program") == 2, forward.explain()
 
 
@@ -160,7 +160,7 @@ def test_compiled_module_forward_is_differentiable():
     for x, _ in _batches(3):
         out1 = model(x)
         out2 = compiled(x)
-        np.testing.assert_allclose(np.asarray(out2._data), np.asarray(out1._data), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(out2._data), np.asarray(out1._data), rtol=1e-6, atol=1e-7)
         assert out2.requires_grad
         (out1 ** 2).sum().backward()
         (out2 ** 2).sum().backward()
@@ -186,9 +186,9 @@ def test_compiled_forward_with_input_gradient_and_detach():
         f(x1).sum().backward()
         out = cg(x2)
         out.sum().backward()
-        np.testing.assert_allclose(np.asarray(x2.grad._data), np.asarray(x1.grad._data), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(x2.grad._data), np.asarray(x1.grad._data), rtol=1e-6, atol=1e-7)
     assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
-    np.testing.assert_allclose(np.asarray(w2.grad._data), np.asarray(w1.grad._data), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(w2.grad._data), np.asarray(w1.grad._data), rtol=1e-6, atol=1e-7)
 
 
 class Cube(tg.autograd.Function):
@@ -227,7 +227,7 @@ def test_custom_function_inside_compile(where):
             run(w1, x).backward()
             compiled(w2, x).backward()
         expected, got = w1.grad, w2.grad
-    np.testing.assert_allclose(np.asarray(got._data), np.asarray(expected._data), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got._data), np.asarray(expected._data), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(np.asarray(expected._data), [3 * 0.25 * 0.5 + 0.5, 3 * 4 * -1 - 1])
 
 

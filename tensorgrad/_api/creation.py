@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._device import to_device
 from .._tensor import Size, Tensor, _wrap
+from .surface import declare
 
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -26,6 +27,14 @@ def _finish(array, dtype=None, device=None, requires_grad=False):
     if device is not None and device.type != "cpu":
         array = jax.device_put(array, device.jax_device())
     return _wrap(array, requires_grad)
+
+
+def _size_keyword(name, kw):
+    """``size=`` is the one keyword a factory taking ``*size`` accepts besides its named ones."""
+    for key in kw:
+        if key != "size":
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    return kw.get("size")
 
 
 def parse_size(size, kw_size=None, name="zeros"):
@@ -128,6 +137,7 @@ def as_array(data, dtype=None):
     return jnp.asarray(np.array(_to_nested(data), dtype=d.np))
 
 
+@declare("tensor")
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays)."""
     if isinstance(data, Tensor):
@@ -139,6 +149,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _finish(as_array(data, dtype), None, device, requires_grad)
 
 
+@declare("as_tensor")
 def as_tensor(data, dtype=None, device=None):
     """``data`` as a tensor, without copying when it already is one of the right dtype."""
     if isinstance(data, Tensor) and (dtype is None or data.dtype is _dtype.to_dtype(dtype)) and device is None:
@@ -148,6 +159,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+@declare("from_numpy")
 def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
@@ -200,20 +212,24 @@ def _filled(fill, size, dtype, device, requires_grad, kw_size=None, name="zeros"
     return _finish(jnp.full(shape, fill, d.np), None, device, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, size_=None, **kw):
-    return _filled(0, size, dtype, device, requires_grad, kw.get("size"))
+@declare("zeros", out=True, factory=True)
+def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
+    return _filled(0, size, dtype, device, requires_grad, _size_keyword("zeros", kw))
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
-    return _filled(1, size, dtype, device, requires_grad, kw.get("size"), "ones")
+@declare("ones", out=True, factory=True)
+def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
+    return _filled(1, size, dtype, device, requires_grad, _size_keyword("ones", kw), "ones")
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+@declare("empty", out=True, factory=True)
+def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, **kw):
-    return _filled(0, size, dtype, device, requires_grad, kw.get("size"), "empty")
+    return _filled(0, size, dtype, device, requires_grad, _size_keyword("empty", kw), "empty")
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@declare("full", out=True, factory=True)
+def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     if isinstance(fill_value, Tensor):
@@ -232,16 +248,21 @@ def _like(fn):
 
 
 zeros_like = _like(zeros)
+declare("zeros_like")(zeros_like)
 ones_like = _like(ones)
+declare("ones_like")(ones_like)
 empty_like = _like(empty)
+declare("empty_like")(empty_like)
 
 
+@declare("full_like")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@declare("eye", out=True, factory=True)
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
@@ -293,7 +314,8 @@ def _arange_values(start, step, n, d):
     return values.astype(d.np)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@declare("arange", out=True, factory=True)
+def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``, as PyTorch's CPU kernel computes them."""
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
@@ -329,7 +351,8 @@ def _linspace_values(start, end, steps, np_dtype):
     return np.where(up, _fma(step, count, lo), _fma(-step, count, hi))
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@declare("linspace", out=True, factory=True)
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them: the first
     half counts up from ``start`` and the second half down from ``end`` (complex: per component;
     integers: from the truncated ends, in double)."""
@@ -411,23 +434,28 @@ def _split(key):
 default_generator = Generator()
 
 
+@declare("manual_seed", numpy_names=False)
 def manual_seed(seed):
     """Reseed the global generator; returns it."""
     return default_generator.manual_seed(seed)
 
 
+@declare("seed", numpy_names=False)
 def seed():
     return default_generator.seed()
 
 
+@declare("initial_seed", numpy_names=False)
 def initial_seed():
     return default_generator.initial_seed()
 
 
+@declare("get_rng_state", numpy_names=False)
 def get_rng_state():
     return default_generator.get_state()
 
 
+@declare("set_rng_state", numpy_names=False)
 def set_rng_state(state):
     default_generator.set_state(state)
 
@@ -441,21 +469,26 @@ def _float_dtype(dtype):
     return d
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+@declare("rand", out=True, factory=True)
+def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     d = _float_dtype(dtype)
-    arr = jax.random.uniform(_key(generator), parse_size(size, kw.get("size"), "rand"), d.np)
+    shape = parse_size(size, _size_keyword("rand", kw), "rand")
+    arr = jax.random.uniform(_key(generator), shape, d.np)
     return _finish(arr, None, device, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+@declare("randn", out=True, factory=True)
+def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     d = _float_dtype(dtype)
-    arr = jax.random.normal(_key(generator), parse_size(size, kw.get("size"), "randn"), d.np)
+    shape = parse_size(size, _size_keyword("randn", kw), "randn")
+    arr = jax.random.normal(_key(generator), shape, d.np)
     return _finish(arr, None, device, requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+@declare("randint", out=True, factory=True)
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
             requires_grad=False):
     if size is None:
         low, high, size = 0, low, high
@@ -468,20 +501,24 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     return _finish(arr, None, device, requires_grad)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@declare("randperm", out=True, factory=True)
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
     return _finish(jax.random.permutation(_key(generator), n).astype(d.np), None, device, requires_grad)
 
 
+@declare("rand_like")
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+@declare("randn_like")
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+@declare("normal", out=True, factory=True)
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise tensor mean/std."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
@@ -496,12 +533,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return _finish(mean + std * z, d, device, requires_grad)
 
 
-def bernoulli(input, p=None, *, generator=None, out=None):
+@declare("bernoulli", out=True)
+def bernoulli(input, p=None, *, generator=None):
     probs = input._data if p is None else jnp.full(input._data.shape, p, input._data.dtype)
     return _finish(jax.random.bernoulli(_key(generator), probs).astype(input._data.dtype))
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+@declare("multinomial", out=True)
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     probs = input._data
     logits = jnp.log(probs)
     if replacement:

@@ -7,17 +7,14 @@ tensor).
 """
 
 from .. import _dtype
+from .._ops import comparison as CMP
+from .._ops import elementwise as E
 from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .inplace import inplace_of
 from .math import as_operand, result_type, _float_of, pow as _pow
-
-__all__ = ['nan_to_num', 'logit', 'sgn', 'sinc', 'deg2rad', 'rad2deg', 'i0', 'signbit', 'isposinf', 'isneginf',
-           'positive', 'polygamma', 'mvlgamma', 'fmod', 'fmax', 'fmin', 'hypot', 'lerp', 'logaddexp',
-           'logaddexp2', 'copysign', 'xlogy', 'float_power', 'ldexp', 'nextafter', 'heaviside', 'gcd', 'lcm',
-           'bitwise_left_shift', 'bitwise_right_shift', 'addcmul', 'addcdiv', 'clamp_min', 'clamp_max',
-           'special_i0']
+from .surface import declare
 
 
 def _not_implemented(kernel, d):
@@ -30,41 +27,49 @@ def _need_tensor(fname, argname, value, position=2):
                         f"{type(value).__name__}")
 
 
-def _floating(op, input, *, out=None):
+def _floating(op, input):
     return apply(op, (input,), (_float_of(input.dtype).np,))
 
 
 # ---------------------------------------------------------------- unary
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+@declare("nan_to_num", method=True, inplace=True, out=True)
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN, +inf and -inf by ``nan``, ``posinf`` (default: the dtype's largest finite
     value) and ``neginf`` (its most negative); the gradient is 0 at replaced entries."""
-    return apply(SP.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
+    return apply(E.nan_to_num, (input,), (input.dtype.np, nan, posinf, neginf))
 
 
-def logit(input, eps=None, *, out=None):
+@declare("logit", "special.logit", method=True, inplace=True, out=True)
+def logit(input, eps=None):
     """``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped into ``[eps, 1 - eps]``."""
     return apply(SP.logit, (input,), (_float_of(input.dtype).np, None if eps is None else float(eps)))
 
 
-def sgn(input, *, out=None):
+@declare("sgn", method=True, inplace=True, out=True)
+def sgn(input):
     """The sign (for real tensors the same as ``sign``; node ``SgnBackward0``)."""
-    return apply(SP.sgn, (input,), (input.dtype.np,))
+    return apply(E.sgn, (input,), (input.dtype.np,))
 
 
-def sinc(input, *, out=None):
+@declare("sinc", "special.sinc", method=True, inplace=True, out=True)
+def sinc(input):
     return _floating(SP.sinc, input)
 
 
-def deg2rad(input, *, out=None):
-    return _floating(SP.deg2rad, input)
+@declare("deg2rad", method=True, inplace=True, out=True)
+def deg2rad(input):
+    return _floating(E.deg2rad, input)
 
 
-def rad2deg(input, *, out=None):
-    return _floating(SP.rad2deg, input)
+@declare("rad2deg", method=True, inplace=True, out=True)
+def rad2deg(input):
+    return _floating(E.rad2deg, input)
 
 
-def i0(input, *, out=None):
+@declare("i0", "special.i0", method=("i0",), inplace=True, out=True)
+@declare("special_i0", numpy_names=False)
+def i0(input):
     """The modified Bessel function of the first kind, order 0."""
     return _floating(SP.i0, input)
 
@@ -72,18 +77,22 @@ def i0(input, *, out=None):
 special_i0 = i0
 
 
-def signbit(input, *, out=None):
-    return apply(SP.signbit, (input,))
+@declare("signbit", method=True, out=True)
+def signbit(input):
+    return apply(CMP.signbit, (input,))
 
 
-def isposinf(input, *, out=None):
-    return apply(SP.isposinf, (input,))
+@declare("isposinf", method=True, out=True)
+def isposinf(input):
+    return apply(CMP.isposinf, (input,))
 
 
-def isneginf(input, *, out=None):
-    return apply(SP.isneginf, (input,))
+@declare("isneginf", method=True, out=True)
+def isneginf(input):
+    return apply(CMP.isneginf, (input,))
 
 
+@declare("positive", method=True)
 def positive(input):
     """``+input``: the tensor itself (bool tensors are rejected, as in PyTorch)."""
     if input.dtype is _dtype.bool_:
@@ -91,18 +100,23 @@ def positive(input):
     return input
 
 
-def polygamma(n, input, *, out=None):
+@declare("polygamma", out=True)
+@declare("special.polygamma", out=True)
+def polygamma(n, input):
     """The ``n``-th derivative of the digamma function."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return apply(SP.polygamma, (input,), (_float_of(input.dtype).np, int(n)))
 
 
+@declare(method=("polygamma",), inplace=True)
 def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
-def mvlgamma(input, p, *, out=None):
+@declare("mvlgamma", method=True, inplace=True, out=True)
+@declare("special.multigammaln", out=True)
+def mvlgamma(input, p):
     """The multivariate log-gamma function of dimension ``p``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
@@ -113,19 +127,20 @@ def mvlgamma(input, p, *, out=None):
 
 # ---------------------------------------------------------------- binary
 
-def fmod(input, other, *, out=None):
+@declare("fmod", method=True, inplace=True, out=True)
+def fmod(input, other):
     """The C remainder (the sign of the dividend); ``FmodBackward0`` for a number divisor."""
     other = as_operand(other)
     d = result_type(input, other)
     if d is _dtype.bool_:
         raise _not_implemented("fmod", d)
     if isinstance(other, Tensor):
-        return apply(SP.fmod, (input, other), (d.np,))
-    return apply(SP.fmod_scalar, (input, other), (d.np,))
+        return apply(E.fmod, (input, other), (d.np,))
+    return apply(E.fmod_scalar, (input, other), (d.np,))
 
 
 def _nan_extreme(op, name):
-    def extreme(input, other, *, out=None):
+    def extreme(input, other):
         _need_tensor(name, "other", other)
         return apply(op, (input, other), (result_type(input, other).np,))
     extreme.__name__ = name
@@ -134,13 +149,15 @@ def _nan_extreme(op, name):
     return extreme
 
 
-fmax = _nan_extreme(SP.fmax, "fmax")
-fmin = _nan_extreme(SP.fmin, "fmin")
+fmax = _nan_extreme(E.fmax, "fmax")
+declare("fmax", method=True, out=True)(fmax)
+fmin = _nan_extreme(E.fmin, "fmin")
+declare("fmin", method=True, out=True)(fmin)
 
 
 def _float_binary(op, name, kernel=None):
     """A binary op that PyTorch computes only for floating results (integer pairs raise)."""
-    def binary(input, other, *, out=None):
+    def binary(input, other):
         _need_tensor(name, "other", other)
         d = result_type(input, other)
         if d.kind < _dtype.FLOAT:
@@ -150,13 +167,18 @@ def _float_binary(op, name, kernel=None):
     return binary
 
 
-hypot = _float_binary(SP.hypot, "hypot")
-logaddexp = _float_binary(SP.logaddexp, "logaddexp")
-logaddexp2 = _float_binary(SP.logaddexp2, "logaddexp2")
-nextafter = _float_binary(SP.nextafter, "nextafter")
+hypot = _float_binary(E.hypot, "hypot")
+declare("hypot", method=True, inplace=True, out=True)(hypot)
+logaddexp = _float_binary(E.logaddexp, "logaddexp")
+declare("logaddexp", method=True, inplace=True, out=True)(logaddexp)
+logaddexp2 = _float_binary(E.logaddexp2, "logaddexp2")
+declare("logaddexp2", method=True, out=True)(logaddexp2)
+nextafter = _float_binary(E.nextafter, "nextafter")
+declare("nextafter", method=True, inplace=True, out=True)(nextafter)
 
 
-def lerp(input, end, weight, *, out=None):
+@declare("lerp", method=True, inplace=True, out=True)
+def lerp(input, end, weight):
     """``input + weight * (end - input)``; ``LerpBackward0`` for a number weight, ``1`` for a tensor."""
     _need_tensor("lerp", "end", end)
     d = input.dtype
@@ -167,20 +189,22 @@ def lerp(input, end, weight, *, out=None):
     if isinstance(weight, Tensor):
         if weight.dtype is not d:
             raise RuntimeError(f"expected dtype {d.name} for `weight` but got dtype {weight.dtype.name}")
-        return apply(SP.lerp_tensor, (input, end, weight), (d.np,))
-    return apply(SP.lerp_scalar, (input, end, as_operand(weight)), (d.np,))
+        return apply(E.lerp_tensor, (input, end, weight), (d.np,))
+    return apply(E.lerp_scalar, (input, end, as_operand(weight)), (d.np,))
 
 
-def copysign(input, other, *, out=None):
+@declare("copysign", method=True, inplace=True, out=True)
+def copysign(input, other):
     """``|input|`` with the sign of ``other``; the gradient is 0 where ``input`` is 0."""
     other = as_operand(other)
     d = _float_of(result_type(input, other))
     if isinstance(other, Tensor):
-        return apply(SP.copysign, (input, other), (d.np,))
-    return apply(SP.copysign_scalar, (input, other), (d.np,))
+        return apply(E.copysign, (input, other), (d.np,))
+    return apply(E.copysign_scalar, (input, other), (d.np,))
 
 
-def xlogy(input, other, *, out=None):
+@declare("xlogy", "special.xlogy", method=True, inplace=True, out=True)
+def xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
     a, b = as_operand(input), as_operand(other)
     d = _float_of(result_type(a, b))
@@ -191,7 +215,8 @@ def xlogy(input, other, *, out=None):
     return apply(SP.xlogy, (a, b), (d.np,))
 
 
-def float_power(input, exponent, *, out=None):
+@declare("float_power", method=True, out=True)
+def float_power(input, exponent):
     """``pow`` computed in float64 (complex128 for complex operands)."""
     a, b = as_operand(input), as_operand(exponent)
     if isinstance(a, Tensor):
@@ -205,22 +230,24 @@ def float_power(input, exponent, *, out=None):
     return _pow(a, b)
 
 
-def ldexp(input, other, *, out=None):
+@declare("ldexp", method=True, inplace=True, out=True)
+def ldexp(input, other):
     """``input * 2 ** other``."""
     _need_tensor("ldexp", "other", other)
     d = _float_of(result_type(input, other))
-    return apply(SP.ldexp, (input, other), (d.np,))
+    return apply(E.ldexp, (input, other), (d.np,))
 
 
-def heaviside(input, values, *, out=None):
+@declare("heaviside", method=True, inplace=True, out=True)
+def heaviside(input, values):
     _need_tensor("heaviside", "values", values)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
-    return apply(SP.heaviside, (input, values), (input.dtype.np,))
+    return apply(E.heaviside, (input, values), (input.dtype.np,))
 
 
 def _integer_binary(op, name):
-    def binary(input, other, *, out=None):
+    def binary(input, other):
         _need_tensor(name, "other", other)
         d = result_type(input, other)
         if d.kind != _dtype.INT:
@@ -230,12 +257,14 @@ def _integer_binary(op, name):
     return binary
 
 
-gcd = _integer_binary(SP.gcd, "gcd")
-lcm = _integer_binary(SP.lcm, "lcm")
+gcd = _integer_binary(E.gcd, "gcd")
+declare("gcd", method=True, inplace=True, out=True)(gcd)
+lcm = _integer_binary(E.lcm, "lcm")
+declare("lcm", method=True, inplace=True, out=True)(lcm)
 
 
 def _shift(op, name, kernel):
-    def shift(input, other, *, out=None):
+    def shift(input, other):
         a, b = as_operand(input), as_operand(other)
         if not isinstance(a, Tensor):
             a = _tensor_factory(a)
@@ -247,19 +276,23 @@ def _shift(op, name, kernel):
     return shift
 
 
-bitwise_left_shift = _shift(SP.bitwise_left_shift, "bitwise_left_shift", "lshift")
-bitwise_right_shift = _shift(SP.bitwise_right_shift, "bitwise_right_shift", "rshift")
+bitwise_left_shift = _shift(CMP.bitwise_left_shift, "bitwise_left_shift", "lshift")
+declare("bitwise_left_shift", method=True, inplace=True, out=True)(bitwise_left_shift)
+bitwise_right_shift = _shift(CMP.bitwise_right_shift, "bitwise_right_shift", "rshift")
+declare("bitwise_right_shift", method=True, inplace=True, out=True)(bitwise_right_shift)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+@declare("addcmul", method=True, inplace=True, out=True)
+def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2`` (broadcasting)."""
     d = result_type(input, tensor1, tensor2)
     if d is _dtype.bool_:
         raise _not_implemented("addcmul_cpu_out".replace("_cpu", ""), d)
-    return apply(SP.addcmul, (input, tensor1, tensor2), (d.np, value))
+    return apply(E.addcmul, (input, tensor1, tensor2), (d.np, value))
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+@declare("addcdiv", method=True, inplace=True, out=True)
+def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2``; integer ``tensor1``/``tensor2`` are rejected."""
     if tensor1.dtype.kind <= _dtype.INT and tensor2.dtype.kind <= _dtype.INT:
         raise RuntimeError(
@@ -269,61 +302,50 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
             "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     d = result_type(input, tensor1, tensor2)
-    return apply(SP.addcdiv, (input, tensor1, tensor2), (d.np, value))
+    return apply(E.addcdiv, (input, tensor1, tensor2), (d.np, value))
 
 
 # ---------------------------------------------------------------- clamps
 
-def clamp_min(input, min, *, out=None):
+@declare("clamp_min", method=True, inplace=True, out=True)
+def clamp_min(input, min):
     """``max(input, min)``; the gradient passes where ``input >= min``."""
     min = as_operand(min)
     d = result_type(input, min)
     if isinstance(min, Tensor):
-        return apply(SP.clamp_min_tensor, (input, min), (d.np,))
+        return apply(E.clamp_min_tensor, (input, min), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_min_scalar", d)
-    return apply(SP.clamp_min, (input, min), (d.np,))
+    return apply(E.clamp_min, (input, min), (d.np,))
 
 
-def clamp_max(input, max, *, out=None):
+@declare("clamp_max", method=True, inplace=True, out=True)
+def clamp_max(input, max):
     """``min(input, max)``; the gradient passes where ``input <= max``."""
     max = as_operand(max)
     d = result_type(input, max)
     if isinstance(max, Tensor):
-        return apply(SP.clamp_max_tensor, (input, max), (d.np,))
+        return apply(E.clamp_max_tensor, (input, max), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_max_scalar", d)
-    return apply(SP.clamp_max, (input, max), (d.np,))
+    return apply(E.clamp_max, (input, max), (d.np,))
 
 
-def _rshift(self, other):
+@declare(method=("__rrshift__",))
+def _rrshift(self, other):
     return bitwise_right_shift(other, self)
 
 
+@declare(method=("__rlshift__",))
 def _rlshift(self, other):
     return bitwise_left_shift(other, self)
 
 
-# Tensor methods, attached by _api/methods.py
-METHODS = {
-    "nan_to_num": nan_to_num, "logit": logit, "sgn": sgn, "sinc": sinc, "deg2rad": deg2rad,
-    "rad2deg": rad2deg, "i0": i0, "signbit": signbit, "isposinf": isposinf, "isneginf": isneginf,
-    "positive": positive, "polygamma": _polygamma_method, "mvlgamma": mvlgamma, "fmod": fmod, "fmax": fmax,
-    "fmin": fmin, "hypot": hypot, "lerp": lerp, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
-    "copysign": copysign, "xlogy": xlogy, "float_power": float_power, "ldexp": ldexp, "nextafter": nextafter,
-    "heaviside": heaviside, "gcd": gcd, "lcm": lcm, "bitwise_left_shift": bitwise_left_shift,
-    "bitwise_right_shift": bitwise_right_shift, "addcmul": addcmul, "addcdiv": addcdiv,
-    "clamp_min": clamp_min, "clamp_max": clamp_max,
-    "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
-    "__rlshift__": _rlshift, "__rrshift__": _rshift,
-}
-
-_INPLACE_OF = (
-    "nan_to_num", "logit", "sgn", "sinc", "deg2rad", "rad2deg", "i0", "polygamma", "mvlgamma", "fmod", "hypot",
-    "lerp", "logaddexp", "copysign", "xlogy", "ldexp", "nextafter", "heaviside", "gcd", "lcm",
-    "bitwise_left_shift", "bitwise_right_shift", "addcmul", "addcdiv", "clamp_min", "clamp_max")
+declare(method=("__lshift__",), inplace=("__ilshift__",))(bitwise_left_shift)
+declare(method=("__rshift__",), inplace=("__irshift__",))(bitwise_right_shift)
 
 
+@declare(method=("float_power_",))
 def _float_power_(self, exponent):
     if self.dtype is not _dtype.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.c_name} but the operation's result "
@@ -332,7 +354,3 @@ def _float_power_(self, exponent):
 
 
 # in-place twins, by attribute name
-INPLACE = {name + "_": inplace_of(METHODS[name]) for name in _INPLACE_OF}
-INPLACE["float_power_"] = _float_power_
-INPLACE["__ilshift__"] = inplace_of(bitwise_left_shift)
-INPLACE["__irshift__"] = inplace_of(bitwise_right_shift)

@@ -12,17 +12,16 @@ import warnings
 import jax.numpy as jnp
 
 from .. import _dtype
-from .._ops import extra as E
+from .._ops import indexing as IX
+from .._ops import linalg as LD
+from .._ops import reduction as R
+from .._ops import sorting as SO
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from . import linalg as LA
 from . import shape as S
-from .inplace import inplace_of
 from .math import _named, result_type, sum as _sum
 from .rearrange import broadcast_shapes
-
-__all__ = ["softmax", "log_softmax", "kthvalue", "dist", "renorm", "hsplit", "vsplit", "dsplit",
-           "select_scatter", "slice_scatter", "diagonal_scatter", "cholesky", "cholesky_solve",
-           "cholesky_inverse", "svd", "qr"]
+from .surface import declare
 
 
 def _need_tensor(fname, argname, value, position):
@@ -33,12 +32,14 @@ def _need_tensor(fname, argname, value, position):
 
 # ---------------------------------------------------------------- softmax at the top level
 
+@declare("softmax", method=True, out=True)
 def softmax(input, dim, dtype=None):
     """``torch.softmax``: the same node as ``nn.functional.softmax`` (``dim`` is required)."""
     from ..nn._functional.activation import softmax as _softmax
     return _softmax(input, dim, dtype=dtype)
 
 
+@declare("log_softmax", method=True, out=True)
 def log_softmax(input, dim, dtype=None):
     from ..nn._functional.activation import log_softmax as _log_softmax
     return _log_softmax(input, dim, dtype=dtype)
@@ -46,7 +47,8 @@ def log_softmax(input, dim, dtype=None):
 
 # ---------------------------------------------------------------- order statistics and norms
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+@declare("kthvalue", method=True, out=True)
+def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest entry along ``dim`` and its index (named tuple ``kthvalue``)."""
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
@@ -54,9 +56,10 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dtype is _dtype.bool_:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
-    return _named("kthvalue")(*apply(E.kthvalue, (input,), (int(k), d, bool(keepdim))))
+    return _named("kthvalue")(*apply(SO.kthvalue, (input,), (int(k), d, bool(keepdim))))
 
 
+@declare("dist", method=True)
 def dist(input, other, p=2):
     """``||input - other||_p`` (broadcasting), one node ``DistBackward0``."""
     _need_tensor("dist", "other", other, 2)
@@ -67,10 +70,11 @@ def dist(input, other, p=2):
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {d.c_name} instead.")
     broadcast_shapes(input.shape, other.shape)
-    return apply(E.dist, (input, other), (float(p), d.np))
+    return apply(R.dist, (input, other), (float(p), d.np))
 
 
-def renorm(input, p, dim, maxnorm, *, out=None):
+@declare("renorm", method=True, inplace=True, out=True)
+def renorm(input, p, dim, maxnorm):
     """Scale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` down to norm ``maxnorm``."""
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
@@ -82,7 +86,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if input.dtype.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{input.dtype.c_name}")
-    return apply(E.renorm, (input,), (float(p), d, float(maxnorm)))
+    return apply(R.renorm, (input,), (float(p), d, float(maxnorm)))
 
 
 # ---------------------------------------------------------------- splitting
@@ -105,8 +109,11 @@ def _dir_split(name, min_dims, dim):
 
 
 hsplit = _dir_split("hsplit", 1, 1)
+declare("hsplit", method=True)(hsplit)
 vsplit = _dir_split("vsplit", 2, 0)
+declare("vsplit", method=True)(vsplit)
 dsplit = _dir_split("dsplit", 3, 2)
+declare("dsplit", method=True)(dsplit)
 
 
 # ---------------------------------------------------------------- out-of-place scatter into a slice
@@ -117,6 +124,7 @@ def _check_src(src, expected):
                            f"slice size = {list(expected)}")
 
 
+@declare("select_scatter", method=True)
 def select_scatter(input, src, dim, index):
     """A copy of ``input`` with ``input.select(dim, index)`` replaced by ``src``."""
     _need_tensor("select_scatter", "src", src, 2)
@@ -126,9 +134,10 @@ def select_scatter(input, src, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
     _check_src(src, input.shape[:d] + input.shape[d + 1:])
-    return apply(E.select_scatter, (input, src), (d, int(index) % size))
+    return apply(IX.select_scatter, (input, src), (d, int(index) % size))
 
 
+@declare("slice_scatter", method=True, out=True)
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
     _need_tensor("slice_scatter", "src", src, 2)
@@ -138,9 +147,10 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     lo, hi, st = slice(start, end, step).indices(input.shape[d])
     n = len(range(lo, hi, st))
     _check_src(src, input.shape[:d] + (n,) + input.shape[d + 1:])
-    return apply(E.slice_scatter, (input, src), (d, lo, hi, st))
+    return apply(IX.slice_scatter, (input, src), (d, lo, hi, st))
 
 
+@declare("diagonal_scatter", method=True)
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """A copy of ``input`` with its ``offset`` diagonal over ``(dim1, dim2)`` replaced by ``src``."""
     _need_tensor("diagonal_scatter", "src", src, 2)
@@ -151,7 +161,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     size = builtins.max(0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0)))
     rest = tuple(s for i, s in enumerate(input.shape) if i not in (d1, d2))
     _check_src(src, rest + (size,))
-    return apply(E.diagonal_scatter, (input, src), (int(offset), d1, d2))
+    return apply(IX.diagonal_scatter, (input, src), (int(offset), d1, d2))
 
 
 # ---------------------------------------------------------------- legacy decompositions
@@ -160,7 +170,8 @@ def _deprecated(message):
     warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def cholesky(input, upper=False, *, out=None):
+@declare("cholesky", method=True, out=True)
+def cholesky(input, upper=False):
     """Deprecated ``torch.cholesky`` (``CholeskyBackward0``); prefer ``linalg.cholesky``."""
     _deprecated("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
                 "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
@@ -169,7 +180,7 @@ def cholesky(input, upper=False, *, out=None):
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{input.dtype.c_name}'")
     LA._matrices("cholesky", input)
-    result = apply(E.cholesky_legacy, (input,), (bool(upper),))
+    result = apply(LD.cholesky_legacy, (input,), (bool(upper),))
     if not LA._all_finite(result):
         raise LA.LinAlgError("cholesky: The factorization could not be completed because the input is not "
                              "positive-definite.")
@@ -186,7 +197,8 @@ def _factor_input(name, kernel, L):
                            f"{L.shape[-1]} matrices")
 
 
-def cholesky_solve(input, input2, upper=False, *, out=None):
+@declare("cholesky_solve", method=True, out=True)
+def cholesky_solve(input, input2, upper=False):
     """``X`` with ``A X = input`` where ``input2`` is the Cholesky factor of ``A`` (lower, or
     upper with ``upper=True``; only that triangle is read)."""
     _need_tensor("cholesky_solve", "input2", input2, 2)
@@ -204,16 +216,18 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     batch = tuple(broadcast_shapes(input.shape[:-2], input2.shape[:-2]))
     b = input if tuple(input.shape[:-2]) == batch else S.expand(input, batch + tuple(input.shape[-2:]))
     a = input2 if tuple(input2.shape[:-2]) == batch else S.expand(input2, batch + tuple(input2.shape[-2:]))
-    return apply(E.cholesky_solve, (b, a), (bool(upper),))
+    return apply(LD.cholesky_solve, (b, a), (bool(upper),))
 
 
-def cholesky_inverse(input, upper=False, *, out=None):
+@declare("cholesky_inverse", method=True, out=True)
+def cholesky_inverse(input, upper=False):
     """The inverse of ``A = L L^H`` (or ``U^H U``) from its Cholesky factor."""
     _factor_input("cholesky_inverse", "cholesky_inverse_out_cpu", input)
-    return apply(E.cholesky_inverse, (input,), (bool(upper),))
+    return apply(LD.cholesky_inverse, (input,), (bool(upper),))
 
 
-def svd(input, some=True, compute_uv=True, *, out=None):
+@declare("svd", method=True, out=True)
+def svd(input, some=True, compute_uv=True):
     """``(U, S, V)`` with ``input = U diag(S) V^H`` (named tuple ``svd``; ``V`` is
     ``linalg.svd``'s ``Vh`` transposed); without ``compute_uv``, ``U`` and ``V`` are zeros."""
     if not compute_uv:
@@ -227,7 +241,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return _named("svd", ("U", "S", "V"))(u, s, S.transpose(vh, -2, -1))
 
 
-def qr(input, some=True, *, out=None):
+@declare("qr", method=True, out=True)
+def qr(input, some=True):
     """Deprecated ``torch.qr``: ``linalg.qr`` with mode ``reduced`` (``some``) or ``complete``."""
     _deprecated("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
                 "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
@@ -239,6 +254,7 @@ def qr(input, some=True, *, out=None):
 
 # ---------------------------------------------------------------- Tensor-only
 
+@declare(method=("sum_to_size",))
 def sum_to_size(self, *size):
     """Sum ``self`` down to ``size`` (which ``self`` must be expandable from)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -254,13 +270,3 @@ def sum_to_size(self, *size):
     dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
     out = _sum(self, dims, keepdim=True)
     return S.view(out, size) if lead else out
-
-
-METHODS = {
-    "softmax": softmax, "log_softmax": log_softmax, "kthvalue": kthvalue, "dist": dist, "renorm": renorm,
-    "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "select_scatter": select_scatter,
-    "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter, "cholesky": cholesky,
-    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "svd": svd, "qr": qr,
-    "sum_to_size": sum_to_size,
-}
-INPLACE = {"renorm_": inplace_of(renorm)}

@@ -14,12 +14,12 @@ import numpy as np
 
 from .. import _dtype
 from .._ops import indexing as IX
-from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap_dim
+from .._tensor import Tensor, apply, _wrap_dim
 from .math import as_operand
 from . import shape as S
+from .inplace import inplace_checked
+from .surface import declare
 
-__all__ = ['gather', 'scatter', 'scatter_add', 'scatter_reduce', 'index_select', 'index_add', 'index_copy',
-           'index_fill', 'masked_select', 'masked_scatter', 'take', 'take_along_dim']
 
 _INDEX_DTYPES = (_dtype.int64, _dtype.int32)
 
@@ -105,7 +105,8 @@ def _as_i64(index):
 
 # ---------------------------------------------------------------- gather and scatter
 
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+@declare("gather", method=True, out=True)
+def gather(input, dim, index, *, sparse_grad=False):
     """``out[i][j] = input[i][index[i][j]]`` (for ``dim=1``); ``GatherBackward0``."""
     _index_dtype("gather", index)
     d = _wrap_dim(dim, input.ndim)
@@ -129,7 +130,8 @@ def _scatter_checks(name, input, dim, index, src):
     return d
 
 
-def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+@declare("scatter", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """Write ``src`` (a tensor or a number) into ``input`` at ``index`` along ``dim``.
 
     With a tensor the node is ``ScatterBackward0`` (``input`` gets no gradient where written,
@@ -154,6 +156,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     return apply(IX.scatter_value, (input, idx, src), (d, reduce))
 
 
+@declare("scatter_add", method=True, inplace=True, inplace_of=inplace_checked, out=True)
 def scatter_add(input, dim, index, src):
     """``scatter`` that adds into ``input`` (repeated indices accumulate)."""
     d = _scatter_checks("scatter_add", input, dim, index, src)
@@ -163,7 +166,8 @@ def scatter_add(input, dim, index, src):
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+@declare("scatter_reduce", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` with ``sum``, ``prod``, ``mean``, ``amax`` or
     ``amin`` (``include_self``: whether input's own value takes part)."""
     d = _scatter_checks("scatter", input, dim, index, src)
@@ -185,7 +189,8 @@ def _vector_index(name, index, message=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
 
 
-def index_select(input, dim, index, *, out=None):
+@declare("index_select", method=True, out=True)
+def index_select(input, dim, index):
     """The slices of ``input`` at ``index`` (a vector) along ``dim``; ``IndexSelectBackward0``."""
     _vector_index("index_select", index)
     d = _wrap_dim(dim, input.ndim)
@@ -215,7 +220,8 @@ def _source_fits(name, input, d, index, source):
                            f"dimension {d}.")
 
 
-def index_add(input, dim, index, source, *, alpha=1, out=None):
+@declare("index_add", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+def index_add(input, dim, index, source, *, alpha=1):
     """Add ``alpha * source`` into the slices of ``input`` at ``index`` along ``dim``."""
     _vector_index("index_add_", index, "index_add_(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, input.ndim)
@@ -224,7 +230,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return apply(IX.index_add, (input, _as_i64(index)._data, source), (d, alpha))
 
 
-def index_copy(input, dim, index, source, *, out=None):
+@declare("index_copy", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+def index_copy(input, dim, index, source):
     """Copy ``source``'s slices into ``input`` at ``index`` along ``dim``."""
     _vector_index("index_copy_", index, "index_copy_(): Expected a long tensor for index, but got "
                   + (index.dtype.c_name if isinstance(index, Tensor) else ""))
@@ -238,6 +245,7 @@ def index_copy(input, dim, index, source, *, out=None):
     return apply(IX.index_copy, (input, _as_i64(index)._data, source), (d,))
 
 
+@declare("index_fill", method=True, inplace=True, inplace_of=inplace_checked)
 def index_fill(input, dim, index, value):
     """Fill the slices of ``input`` at ``index`` along ``dim`` with ``value`` (negative
     indices count from the end)."""
@@ -264,7 +272,8 @@ def _bool_mask(name, mask):
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
 
 
-def masked_select(input, mask, *, out=None):
+@declare("masked_select", method=True, out=True)
+def masked_select(input, mask):
     """The entries of ``input`` where ``mask`` (broadcast with it) is true, as a 1-D tensor.
 
     The positions are found on the host (the output size depends on the mask).
@@ -275,6 +284,7 @@ def masked_select(input, mask, *, out=None):
     return apply(IX.masked_select, (input, jnp.asarray(positions)), (shape,))
 
 
+@declare("masked_scatter", method=True)
 def masked_scatter(input, mask, source):
     """``input`` with its masked entries replaced, in order, by ``source``'s first entries."""
     _bool_mask("masked_scatter_", mask)
@@ -290,6 +300,7 @@ def masked_scatter(input, mask, source):
     return apply(IX.masked_scatter, (input, jnp.asarray(positions), source))
 
 
+@declare("take", method=True, out=True)
 def take(input, index):
     """``input`` read as 1-D at ``index`` (negative indices count from the end)."""
     if not isinstance(index, Tensor):
@@ -304,7 +315,8 @@ def take(input, index):
     return apply(IX.take, (input, index._data))
 
 
-def take_along_dim(input, indices, dim=None, *, out=None):
+@declare("take_along_dim", method=True, out=True)
+def take_along_dim(input, indices, dim=None):
     """``gather`` with ``indices`` broadcast against ``input`` (or on the flattened input)."""
     if indices.dtype not in _INDEX_DTYPES:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be int64 but got {indices.dtype.c_name} "
@@ -330,35 +342,9 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 
 # ---------------------------------------------------------------- in-place twins
 
-def inplace_checked(fn, name):
-    """The in-place twin of ``fn``, whose result keeps ``self``'s shape and dtype."""
-    def method(self, *args, **kwargs):
-        check_inplace(self, *args, *kwargs.values())
-        return commit_inplace(self, fn(self, *args, **kwargs))
-    method.__name__ = name
-    return method
-
-
+@declare(inplace=("masked_scatter_",), inplace_of=inplace_checked)
 def _masked_scatter_(self, mask, source):
     if tuple(_common_shape(tuple(self.shape), tuple(mask.shape))) != tuple(self.shape):
         raise RuntimeError(f"masked_scatter_: expected mask to be broadcastable to self of shape "
                            f"{list(self.shape)}, but got mask of shape {list(mask.shape)}")
     return masked_scatter(self, mask, source)
-
-
-METHODS = {
-    "gather": gather, "scatter": scatter, "scatter_add": scatter_add, "scatter_reduce": scatter_reduce,
-    "index_select": index_select, "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
-    "masked_select": masked_select, "masked_scatter": masked_scatter, "take": take,
-    "take_along_dim": take_along_dim,
-}
-
-INPLACE = {
-    "scatter_": inplace_checked(scatter, "scatter_"),
-    "scatter_add_": inplace_checked(scatter_add, "scatter_add_"),
-    "scatter_reduce_": inplace_checked(scatter_reduce, "scatter_reduce_"),
-    "index_add_": inplace_checked(index_add, "index_add_"),
-    "index_copy_": inplace_checked(index_copy, "index_copy_"),
-    "index_fill_": inplace_checked(index_fill, "index_fill_"),
-    "masked_scatter_": inplace_checked(_masked_scatter_, "masked_scatter_"),
-}

@@ -9,9 +9,9 @@ from .._ops.registry import OpDef
 from .._ops import views as _views
 from . import strides as _strides
 from .._tensor import Tensor, apply, check_inplace, commit_inplace
-from . import math as M
 from . import shape as S
 from .creation import _key
+from .surface import declare
 
 
 def _fit(self, new):
@@ -26,21 +26,34 @@ def _fit(self, new):
     return new
 
 
-def inplace_of(fn):
-    """The in-place twin of the out-of-place ``fn``."""
+def inplace_of(fn, name=None):
+    """The in-place twin ``name`` (``add_``) of the out-of-place ``fn``: the result is checked
+    against ``self``'s shape and dtype kind, cast, and written back."""
     def method(self, *args, **kwargs):
         check_inplace(self, *args, *kwargs.values())
         _strides.check_no_internal_overlap(self)
         return commit_inplace(self, _fit(self, fn(self, *args, **kwargs)))
-    method.__name__ = fn.__name__ + "_"
+    method.__name__ = method.__qualname__ = name or fn.__name__ + "_"
     return method
 
 
+def inplace_checked(fn, name=None):
+    """The in-place twin of ``fn`` whose result keeps ``self``'s shape and dtype by construction
+    (scatter, index_add, ...: ``fn`` raises PyTorch's errors itself)."""
+    def method(self, *args, **kwargs):
+        check_inplace(self, *args, *kwargs.values())
+        return commit_inplace(self, fn(self, *args, **kwargs))
+    method.__name__ = method.__qualname__ = name or fn.__name__ + "_"
+    return method
+
+
+@declare(method=("zero_",))
 def zero_(self):
     check_inplace(self)
     return commit_inplace(self, apply(E.zero, (self,)))
 
 
+@declare(method=("fill_",))
 def fill_(self, value):
     check_inplace(self, value)
     if isinstance(value, Tensor):
@@ -68,25 +81,30 @@ def _random_fill(self, sample, grad_fn):
     return commit_inplace(self, apply(op, (self, sample.astype(self._data.dtype))))
 
 
+@declare(method=("uniform_",))
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     return _random_fill(self, jax.random.uniform(_key(generator), self._data.shape, jnp.float64, a, b),
                         "UniformBackward0")
 
 
+@declare(method=("normal_",))
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _random_fill(self, mean + std * jax.random.normal(_key(generator), self._data.shape, jnp.float64),
                         "NormalBackward0")
 
 
+@declare(method=("bernoulli_",))
 def bernoulli_(self, p=0.5, *, generator=None):
     return _random_fill(self, jax.random.bernoulli(_key(generator), p, self._data.shape), "BernoulliBackward2")
 
 
+@declare(method=("exponential_",))
 def exponential_(self, lambd=1.0, *, generator=None):
     return _random_fill(self, jax.random.exponential(_key(generator), self._data.shape) / lambd,
                         "ExponentialBackward0")
 
 
+@declare(method=("random_",))
 def random_(self, low=0, high=None, *, generator=None):
     grad_fn = "RandomBackward0"
     if high is None:
@@ -95,37 +113,15 @@ def random_(self, low=0, high=None, *, generator=None):
     return _random_fill(self, jax.random.randint(_key(generator), self._data.shape, low, high), grad_fn)
 
 
+@declare(method=("index_put_",))
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
     _strides.warn_expanded(self, "index_put_")
     return commit_inplace(self, S.index_put(self, indices, values, accumulate))
 
 
+@declare(method=("masked_fill_",))
 def masked_fill_(self, mask, value):
     check_inplace(self, value)
     _strides.warn_expanded(self, "masked_fill_")
     return commit_inplace(self, _fit(self, S.masked_fill(self, mask, value)))
-
-
-def requires_grad_fn(name):
-    return name
-
-
-INPLACE = {
-    name: inplace_of(fn) for name, fn in {
-        "add": M.add, "sub": M.sub, "mul": M.mul, "div": M.div, "pow": M.pow, "neg": M.neg, "abs": M.abs,
-        "exp": M.exp, "log": M.log, "sqrt": M.sqrt, "sin": M.sin, "cos": M.cos, "tanh": M.tanh,
-        "sigmoid": M.sigmoid, "relu": M.relu, "clamp": M.clamp, "clip": M.clamp, "floor": M.floor,
-        "ceil": M.ceil, "round": M.round, "trunc": M.trunc, "sign": M.sign, "reciprocal": M.reciprocal,
-        "rsqrt": M.rsqrt, "square": M.square, "exp2": M.exp2, "expm1": M.expm1, "log1p": M.log1p,
-        "log2": M.log2, "log10": M.log10, "tan": M.tan, "asin": M.asin, "acos": M.acos, "atan": M.atan,
-        "sinh": M.sinh, "cosh": M.cosh, "erf": M.erf, "frac": M.frac, "remainder": M.remainder,
-        "floor_divide": M.floor_divide, "maximum": M.maximum, "minimum": M.minimum, "atan2": M.atan2,
-        "clamp_min": M.clamp_min, "clamp_max": M.clamp_max, "lerp": None, "fmod": None,
-        "logical_not": M.logical_not, "logical_and": M.logical_and, "logical_or": M.logical_or,
-        "bitwise_and": M.bitwise_and, "bitwise_or": M.bitwise_or, "bitwise_xor": M.bitwise_xor,
-        "eq": M.eq, "ne": M.ne, "lt": M.lt, "le": M.le, "gt": M.gt, "ge": M.ge,
-        "subtract": M.sub, "multiply": M.mul, "divide": M.div, "negative": M.neg, "absolute": M.abs,
-        "true_divide": M.div,
-    }.items() if fn is not None
-}

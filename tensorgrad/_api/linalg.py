@@ -13,13 +13,13 @@ import jax
 import numpy as np
 
 from .. import _dtype
-from .._ops import linalg_decomp as LD
+from .._ops import elementwise as E
+from .._ops import linalg as LD
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import eye as _eye
 from .math import _named, amax, amin, matmul, sum as _sum, norm as _norm, where as _where
 from . import shape as S
-
-__all__ = ['matrix_rank', 'det', 'logdet', 'slogdet', 'inverse', 'pinverse', 'matrix_power', 'matrix_exp']
+from .surface import declare
 
 
 class LinAlgError(RuntimeError):
@@ -50,7 +50,8 @@ def _all_finite(t):
 
 # ---------------------------------------------------------------- inverses, determinants, solves
 
-def inv(A, *, out=None):
+@declare("linalg.inv", out=True)
+def inv(A):
     """The inverse of square matrices; a singular matrix raises ``LinAlgError``."""
     _matrices("linalg.inv", A)
     result = apply(LD.inv, (A,))
@@ -60,17 +61,21 @@ def inv(A, *, out=None):
     return result
 
 
-def det(A, *, out=None):
+@declare("det", method=True)
+@declare("linalg.det", out=True)
+def det(A):
     _matrices("linalg.det", A)
     return apply(LD.det, (A,))
 
 
-def slogdet(A, *, out=None):
+@declare("slogdet", "linalg.slogdet", method=True, out=True)
+def slogdet(A):
     """``(sign, logabsdet)`` of the determinant (named tuple ``linalg_slogdet``)."""
     _matrices("linalg.slogdet", A)
     return _named("linalg_slogdet", ("sign", "logabsdet"))(*apply(LD.slogdet, (A,)))
 
 
+@declare("logdet", method=True)
 def logdet(input):
     """``log(det)``: NaN for a negative determinant, ``-inf`` for a zero one."""
     _matrices("linalg.slogdet", input)
@@ -82,7 +87,8 @@ def _vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-def solve(A, B, *, left=True, out=None):
+@declare("linalg.solve", out=True)
+def solve(A, B, *, left=True):
     """``X`` with ``A X = B`` (``X A = B`` with ``left=False``); B may be a (batch of) vector."""
     _matrices("linalg.solve", A)
     if A.dtype is not B.dtype:
@@ -101,7 +107,8 @@ def solve(A, B, *, left=True, out=None):
     return result
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+@declare("linalg.solve_triangular", out=True)
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """``X`` with ``A X = B`` for a triangular ``A`` (only that triangle is read)."""
     if A.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{A.dtype.c_name}'")
@@ -114,12 +121,15 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return apply(LD.solve_triangular, (A, B), (bool(upper), bool(left), bool(unitriangular)))
 
 
+@declare("matrix_exp", "linalg.matrix_exp", method=True)
 def matrix_exp(A):
     _matrices("linalg.matrix_exp", A)
     return apply(LD.matrix_exp, (A,))
 
 
-def matrix_power(A, n, *, out=None):
+@declare("matrix_power", method=True, out=True)
+@declare("linalg.matrix_power", out=True)
+def matrix_power(A, n):
     """``A`` to the integer power ``n`` by repeated squaring (``n < 0`` inverts first)."""
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
@@ -128,7 +138,7 @@ def matrix_power(A, n, *, out=None):
                            f"{A.shape[-1]} matrices")
     if n == 0:
         # PyTorch writes the identity into a clone of A (CopyBackwards over CloneBackward0)
-        return apply(LD.copy_into, (S.clone(A), _eye(A.shape[-1], dtype=A.dtype)))
+        return apply(E.copy_into, (S.clone(A), _eye(A.shape[-1], dtype=A.dtype)))
     if n < 0:
         A = inv(A)
         n = -n
@@ -147,7 +157,8 @@ def matrix_power(A, n, *, out=None):
 
 # ---------------------------------------------------------------- decompositions
 
-def cholesky(A, *, upper=False, out=None):
+@declare("linalg.cholesky", out=True)
+def cholesky(A, *, upper=False):
     """The Cholesky factor (lower, or upper with ``upper=True``) of Hermitian positive-definite
     matrices; otherwise ``LinAlgError``."""
     _matrices("linalg.cholesky", A)
@@ -158,7 +169,8 @@ def cholesky(A, *, upper=False, out=None):
     return result
 
 
-def qr(A, mode="reduced", *, out=None):
+@declare("linalg.qr", out=True)
+def qr(A, mode="reduced"):
     """``(Q, R)`` (named tuple ``linalg_qr``); ``mode`` is ``reduced``, ``complete`` or ``r``."""
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or "
@@ -170,13 +182,15 @@ def qr(A, mode="reduced", *, out=None):
     return _named("linalg_qr", ("Q", "R"))(q, r)
 
 
-def svd(A, full_matrices=True, *, driver=None, out=None):
+@declare("linalg.svd", out=True)
+def svd(A, full_matrices=True, *, driver=None):
     """``(U, S, Vh)`` (named tuple ``linalg_svd``) with ``A = U diag(S) Vh``."""
     _matrices("linalg.svd", A, square=False)
     return _named("linalg_svd", ("U", "S", "Vh"))(*apply(LD.svd, (A,), (bool(full_matrices),)))
 
 
-def svdvals(A, *, driver=None, out=None):
+@declare("linalg.svdvals", out=True)
+def svdvals(A, *, driver=None):
     _matrices("linalg.svd", A, square=False)
     return apply(LD.svdvals, (A,))
 
@@ -193,14 +207,16 @@ def _uplo(UPLO):
     return UPLO == "U"
 
 
-def eigh(A, UPLO="L", *, out=None):
+@declare("linalg.eigh", out=True)
+def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading one triangle."""
     upper = _uplo(UPLO)
     _eigh_input(A)
     return _named("linalg_eigh", ("eigenvalues", "eigenvectors"))(*apply(LD.eigh, (A,), (upper,)))
 
 
-def eigvalsh(A, UPLO="L", *, out=None):
+@declare("linalg.eigvalsh", out=True)
+def eigvalsh(A, UPLO="L"):
     upper = _uplo(UPLO)
     _eigh_input(A)
     return apply(LD.eigvalsh, (A,), (upper,))
@@ -212,7 +228,8 @@ def _tol(value):
     return None if value is None else float(value)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+@declare("linalg.pinv", out=True)
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse (singular values below ``max(atol, rtol * smax)`` dropped)."""
     if A.ndim < 2 or A.dtype.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.pinv({A.dtype.c_name}{{{list(A.shape)}}}): expected a tensor with 2 or more "
@@ -220,11 +237,14 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return apply(LD.pinv, (A,), (_tol(atol), _tol(rtol), bool(hermitian)))
 
 
+@declare("pinverse", method=True)
 def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+@declare("matrix_rank", out=True, numpy_names=False)
+@declare("linalg.matrix_rank", out=True)
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.")
     if A.dtype not in (_dtype.float32, _dtype.float64):
@@ -235,6 +255,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+@declare("linalg.lstsq", out=True)
 def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of ``A X = B`` (named tuple ``linalg_lstsq``: solution,
     residuals, rank, singular_values); ``driver`` decides which of the last three are computed,
@@ -266,7 +287,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 # ---------------------------------------------------------------- norms
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+@declare("linalg.vector_norm", out=True)
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ``ord``-norm over all entries or ``dim`` (``LinalgVectorNormBackward0``)."""
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
@@ -283,7 +305,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 _MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, float("inf"), float("-inf"))
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+@declare("linalg.matrix_norm", out=True)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Matrix norms over the two dims ``dim``: ``fro``, ``nuc``, ``2``/``-2`` (extreme singular
     values), ``1``/``-1`` (column sums) and ``inf``/``-inf`` (row sums)."""
     if A.ndim < 2:
@@ -318,7 +341,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return (amax if ord > 0 else amin)(sums, pick_dim, keepdim=keepdim)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+@declare("linalg.norm", out=True)
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """``vector_norm`` or ``matrix_norm`` as PyTorch picks: by ``dim``'s length, else by rank."""
     if isinstance(dim, int):
         dim = (dim,)
@@ -335,7 +359,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-def vecdot(x, y, *, dim=-1, out=None):
+@declare("linalg.vecdot", out=True)
+def vecdot(x, y, *, dim=-1):
     """The dot product of ``x`` and ``y`` along ``dim`` (inputs broadcast)."""
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
@@ -343,13 +368,6 @@ def vecdot(x, y, *, dim=-1, out=None):
     return _sum(x * y, dim)
 
 
-def inverse(input, *, out=None):
+@declare("inverse", method=True, out=True)
+def inverse(input):
     return inv(input)
-
-
-METHODS = {
-    "det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "pinverse": pinverse,
-    "matrix_power": matrix_power, "matrix_exp": matrix_exp,
-}
-
-INPLACE = {}

@@ -8,17 +8,18 @@ import numpy as np
 
 from .. import _dtype
 from .._ops import elementwise as E
-from .._ops import linalg as L
+from .._ops import comparison as CMP
+from .._ops import products as L
 from .._ops import reduction as R
 from .._ops import shape as SH
-from .._ops import scan as SC
+from .._ops import cumulative as CU
 from .._ops import special as SP
 from .._autograd.grad_mode import STATE
 from .._tensor import Tensor, apply, _wrap_dim, _C_TYPE
 from .creation import tensor as _tensor_factory
 from . import strides as _strides
+from .surface import declare, out_with
 
-__all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'atan2', 'arctan2', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'isclose', 'allclose', 'equal', 'isnan', 'isinf', 'isfinite', 'neg', 'negative', 'abs', 'absolute', 'square', 'sign', 'floor', 'ceil', 'trunc', 'fix', 'frac', 'relu', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'rsqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'sigmoid', 'reciprocal', 'erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'round', 'clamp', 'clip', 'clamp_min', 'clamp_max', 'where', 'sum', 'nansum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'all', 'any', 'norm', 'logsumexp', 'cumsum', 'var', 'std', 'dot', 'inner', 'mv', 'mm', 'bmm', 'matmul', 'outer', 'ger', 'addmm']
 
 _NUMBERS = (int, float, bool, complex, np.number, np.bool_)
 
@@ -43,6 +44,7 @@ def as_operand(x):
 _RT2 = {}
 
 
+@declare("result_type")
 def result_type(*operands):
     """PyTorch's promoted dtype of tensors and Python numbers."""
     if len(operands) == 2:
@@ -105,7 +107,8 @@ _BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported
 
 # ---------------------------------------------------------------- arithmetic
 
-def add(input, other, *, alpha=1, out=None):
+@declare("add", method=True, inplace=True, out=True)
+def add(input, other, *, alpha=1):
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a, b = b, a
@@ -113,7 +116,8 @@ def add(input, other, *, alpha=1, out=None):
     return apply(E.add, (a, b, None if alpha == 1 else alpha), (d.np,))
 
 
-def sub(input, other, *, alpha=1, out=None):
+@declare("sub", "subtract", method=True, inplace=True, out=True)
+def sub(input, other, *, alpha=1):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     if d is _dtype.bool_:
@@ -130,12 +134,14 @@ def sub(input, other, *, alpha=1, out=None):
 subtract = sub
 
 
+@declare("rsub")
 def rsub(input, other, *, alpha=1):
     d = result_type(input, other)
     return apply(E.rsub, (input, other, None if alpha == 1 else alpha), (d.np,))
 
 
-def mul(input, other, *, out=None):
+@declare("mul", "multiply", method=True, inplace=True, out=True)
+def mul(input, other):
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a, b = b, a
@@ -145,7 +151,8 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+@declare("div", "divide", "true_divide", method=True, inplace=True, out=True)
+def div(input, other, *, rounding_mode=None):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     if rounding_mode is None:
@@ -171,7 +178,8 @@ divide = div
 true_divide = div
 
 
-def floor_divide(input, other, *, out=None):
+@declare("floor_divide", method=True, inplace=True, out=True)
+def floor_divide(input, other):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     if d is _dtype.bool_:
@@ -181,7 +189,8 @@ def floor_divide(input, other, *, out=None):
     return apply(E.floor_divide, (a, b), (d.np,))
 
 
-def remainder(input, other, *, out=None):
+@declare("remainder", method=True, inplace=True, out=True)
+def remainder(input, other):
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a)
@@ -190,11 +199,12 @@ def remainder(input, other, *, out=None):
         raise _not_implemented("remainder_cpu", d)
     if not isinstance(b, Tensor):
         # a Python number is configuration, not an input: RemainderBackward0 with one slot
-        return apply(SP.remainder_scalar, (a, b), (d.np,))
+        return apply(E.remainder_scalar, (a, b), (d.np,))
     return apply(E.remainder, (a, b), (d.np,))
 
 
-def pow(input, exponent, *, out=None):
+@declare("pow", method=True, inplace=True, out=True)
+def pow(input, exponent):
     a, b = as_operand(input), as_operand(exponent)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a.dtype is _dtype.bool_ and b.dtype is _dtype.bool_:
@@ -209,17 +219,20 @@ def pow(input, exponent, *, out=None):
     return apply(E.pow_scalar_base, (b, a), (d.np,))
 
 
-def maximum(input, other, *, out=None):
+@declare("maximum", method=True, inplace=True, out=True)
+def maximum(input, other):
     _tensor_other("maximum", other)
     return _binary(E.maximum, input, other)
 
 
-def minimum(input, other, *, out=None):
+@declare("minimum", method=True, inplace=True, out=True)
+def minimum(input, other):
     _tensor_other("minimum", other)
     return _binary(E.minimum, input, other)
 
 
-def atan2(input, other, *, out=None):
+@declare("arctan2", "atan2", method=True, inplace=("atan2_",), out=True)
+def atan2(input, other):
     _tensor_other("atan2", other)
     a, b = as_operand(input), as_operand(other)
     d = _float_of(result_type(a, b))
@@ -232,7 +245,7 @@ arctan2 = atan2
 # ---------------------------------------------------------------- comparisons and logic
 
 def _compare(op):
-    def compare(input, other, *, out=None):
+    def compare(input, other):
         a, b = as_operand(input), as_operand(other)
         if not isinstance(a, Tensor):
             a = _tensor_factory(a)
@@ -241,32 +254,41 @@ def _compare(op):
     return compare
 
 
-eq = _compare(E.eq)
-ne = _compare(E.ne)
-lt = _compare(E.lt)
-le = _compare(E.le)
-gt = _compare(E.gt)
-ge = _compare(E.ge)
+eq = _compare(CMP.eq)
+declare("eq", method=True, inplace=True, out=True)(eq)
+ne = _compare(CMP.ne)
+declare("ne", "not_equal", method=True, inplace=("ne_",), out=True)(ne)
+lt = _compare(CMP.lt)
+declare("less", "lt", method=True, inplace=("lt_",), out=True)(lt)
+le = _compare(CMP.le)
+declare("le", "less_equal", method=True, inplace=("le_",), out=True)(le)
+gt = _compare(CMP.gt)
+declare("greater", "gt", method=True, inplace=("gt_",), out=True)(gt)
+ge = _compare(CMP.ge)
+declare("ge", "greater_equal", method=True, inplace=("ge_",), out=True)(ge)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def _logical(op):
     compare = _compare(op)
 
-    def logical(input, other, *, out=None):
+    def logical(input, other):
         _tensor_other(op.name, other)
         return compare(input, other)
     logical.__name__ = op.name
     return logical
 
 
-logical_and = _logical(E.logical_and)
-logical_or = _logical(E.logical_or)
-logical_xor = _logical(E.logical_xor)
+logical_and = _logical(CMP.logical_and)
+declare("logical_and", method=True, inplace=True, out=True)(logical_and)
+logical_or = _logical(CMP.logical_or)
+declare("logical_or", method=True, inplace=True, out=True)(logical_or)
+logical_xor = _logical(CMP.logical_xor)
+declare("logical_xor", method=True, out=True)(logical_xor)
 
 
 def _bitwise(op):
-    def bitwise(input, other, *, out=None):
+    def bitwise(input, other):
         d = result_type(input, other)
         if d.kind > _dtype.INT:
             raise _not_implemented(f"{op.name}_cpu", d)
@@ -275,35 +297,43 @@ def _bitwise(op):
     return bitwise
 
 
-bitwise_and = _bitwise(E.bitwise_and)
-bitwise_or = _bitwise(E.bitwise_or)
-bitwise_xor = _bitwise(E.bitwise_xor)
+bitwise_and = _bitwise(CMP.bitwise_and)
+declare("bitwise_and", method=True, inplace=True, out=True)(bitwise_and)
+bitwise_or = _bitwise(CMP.bitwise_or)
+declare("bitwise_or", method=True, inplace=True, out=True)(bitwise_or)
+bitwise_xor = _bitwise(CMP.bitwise_xor)
+declare("bitwise_xor", method=True, inplace=True, out=True)(bitwise_xor)
 
 
-def logical_not(input, *, out=None):
+@declare("logical_not", method=True, inplace=True, out=True)
+def logical_not(input):
     _tensor_input("logical_not", input)
-    return apply(E.logical_not, (input,))
+    return apply(CMP.logical_not, (input,))
 
 
-def bitwise_not(input, *, out=None):
+@declare("bitwise_not", method=True, out=True)
+def bitwise_not(input):
     _tensor_input("bitwise_not", input)
     if input.dtype.kind > _dtype.INT:
         raise _not_implemented("bitwise_not_cpu", input.dtype)
-    return apply(E.bitwise_not, (input,))
+    return apply(CMP.bitwise_not, (input,))
 
 
+@declare("isclose", method=True)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_other("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")
-    return apply(E.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
+    return apply(CMP.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
 
 
+@declare("allclose", method=True)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_other("allclose", other)
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
+@declare("equal", method=True)
 def equal(input, other):
     _tensor_other("equal", other)
     if tuple(input.shape) != tuple(other.shape):
@@ -311,26 +341,29 @@ def equal(input, other):
     return bool(eq(input, other).all())
 
 
+@declare("isnan", method=True)
 def isnan(input):
     _tensor_input("isnan", input)
-    return apply(E.isnan, (input,))
+    return apply(CMP.isnan, (input,))
 
 
+@declare("isinf", method=True)
 def isinf(input):
     _tensor_input("isinf", input)
-    return apply(E.isinf, (input,))
+    return apply(CMP.isinf, (input,))
 
 
+@declare("isfinite", method=True)
 def isfinite(input):
     _tensor_input("isfinite", input)
-    return apply(E.isfinite, (input,))
+    return apply(CMP.isfinite, (input,))
 
 
 # ---------------------------------------------------------------- unary
 
 def _unary_float(op):
     """A unary function that computes in floating point (integers promote to the default float)."""
-    def unary(input, *, out=None):
+    def unary(input):
         _tensor_input(op.name, input)
         return apply(op, (input,), (_float_of(input.dtype).np,))
     unary.__name__ = op.name
@@ -340,7 +373,7 @@ def _unary_float(op):
 def _unary_same(op, reject=None):
     """A unary function that keeps the input dtype; ``reject(dtype)`` gives PyTorch's error for a
     dtype it refuses (or None)."""
-    def unary(input, *, out=None):
+    def unary(input):
         _tensor_input(op.name, input)
         d = input.dtype
         if reject is not None:
@@ -364,67 +397,106 @@ def _neg_bool(d):
 
 
 neg = _unary_same(E.neg, _neg_bool)
+declare("neg", "negative", method=True, inplace=True, out=True)(neg)
 negative = neg
 abs = _unary_same(E.abs_, _no_bool("abs_cpu"))
+declare("abs", "absolute", method=True, inplace=True, out=True)(abs)
 absolute = abs
 _square = _unary_same(E.square)
 
 
-def square(input, *, out=None):
+@declare("square", method=True, inplace=True, out=True)
+def square(input):
     _tensor_input("square", input)
     if input.dtype is _dtype.bool_:
         return pow(input, 2)  # bool ** 2 is int64, as in PyTorch
     return _square(input)
 sign = _unary_same(E.sign)
+declare("sign", method=True, inplace=True, out=True)(sign)
 floor = _unary_same(E.floor, _no_bool("floor_vml_cpu"))
+declare("floor", method=True, inplace=True, out=True)(floor)
 ceil = _unary_same(E.ceil, _no_bool("ceil_vml_cpu"))
+declare("ceil", method=True, inplace=True, out=True)(ceil)
 trunc = _unary_same(E.trunc, _no_bool("trunc_vml_cpu"))
+declare("fix", "trunc", method=True, inplace=("trunc_",), out=True)(trunc)
 fix = trunc
 frac = _unary_same(E.frac, lambda d: _not_implemented("frac_cpu", d) if d.kind < _dtype.FLOAT else None)
+declare("frac", method=True, inplace=True, out=True)(frac)
 relu = _unary_same(E.relu, lambda d: RuntimeError("Boolean inputs not supported for relu") if d is _dtype.bool_ else None)
+declare("relu", method=True, inplace=True)(relu)
 exp = _unary_float(E.exp)
+declare("exp", method=True, inplace=True, out=True)(exp)
 exp2 = _unary_float(E.exp2)
+declare("exp2", "special.exp2", method=True, inplace=True, out=True)(exp2)
 expm1 = _unary_float(E.expm1)
+declare("expm1", "special.expm1", method=True, inplace=True, out=True)(expm1)
 log = _unary_float(E.log)
+declare("log", method=True, inplace=True, out=True)(log)
 log2 = _unary_float(E.log2)
+declare("log2", method=True, inplace=True, out=True)(log2)
 log10 = _unary_float(E.log10)
+declare("log10", method=True, inplace=True, out=True)(log10)
 log1p = _unary_float(E.log1p)
+declare("log1p", "special.log1p", method=True, inplace=True, out=True)(log1p)
 sqrt = _unary_float(E.sqrt)
+declare("sqrt", method=True, inplace=True, out=True)(sqrt)
 rsqrt = _unary_float(E.rsqrt)
+declare("rsqrt", method=True, inplace=True, out=True)(rsqrt)
 sin = _unary_float(E.sin)
+declare("sin", method=True, inplace=True, out=True)(sin)
 cos = _unary_float(E.cos)
+declare("cos", method=True, inplace=True, out=True)(cos)
 tan = _unary_float(E.tan)
+declare("tan", method=True, inplace=True, out=True)(tan)
 asin = _unary_float(E.asin)
+declare("arcsin", "asin", method=True, inplace=("asin_",), out=True)(asin)
 acos = _unary_float(E.acos)
+declare("acos", "arccos", method=True, inplace=("acos_",), out=True)(acos)
 atan = _unary_float(E.atan)
+declare("arctan", "atan", method=True, inplace=("atan_",), out=True)(atan)
 arcsin, arccos, arctan = asin, acos, atan
 sinh = _unary_float(E.sinh)
+declare("sinh", method=True, inplace=True, out=True)(sinh)
 cosh = _unary_float(E.cosh)
+declare("cosh", method=True, inplace=True, out=True)(cosh)
 tanh = _unary_float(E.tanh)
+declare("tanh", method=True, inplace=True, out=True)(tanh)
 asinh = _unary_float(E.asinh)
+declare("asinh", method=True, out=True)(asinh)
 acosh = _unary_float(E.acosh)
+declare("acosh", method=True, out=True)(acosh)
 atanh = _unary_float(E.atanh)
+declare("atanh", method=True, out=True)(atanh)
 sigmoid = _unary_float(E.sigmoid)
+declare("sigmoid", "special.expit", method=True, inplace=True, out=True)(sigmoid)
 reciprocal = _unary_float(E.reciprocal)
-erf = _unary_float(E.erf)
-erfc = _unary_float(E.erfc)
-erfinv = _unary_float(E.erfinv)
-lgamma = _unary_float(E.lgamma)
-digamma = _unary_float(E.digamma)
+declare("reciprocal", method=True, inplace=True, out=True)(reciprocal)
+erf = _unary_float(SP.erf)
+declare("erf", "special.erf", method=True, inplace=True, out=True)(erf)
+erfc = _unary_float(SP.erfc)
+declare("erfc", "special.erfc", method=True, out=True)(erfc)
+erfinv = _unary_float(SP.erfinv)
+declare("erfinv", "special.erfinv", method=True, out=True)(erfinv)
+lgamma = _unary_float(SP.lgamma)
+declare("lgamma", "special.gammaln", method=True, out=True)(lgamma)
+digamma = _unary_float(SP.digamma)
+declare("digamma", "special.digamma", "special.psi", method=True, out=True)(digamma)
 
 
-def round(input, *, decimals=0, out=None):
+@declare("round", method=True, inplace=True, out=True)
+def round(input, *, decimals=0):
     _tensor_input("round", input)
     if decimals:
         if input.dtype.kind < _dtype.FLOAT:
             raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype.c_name}'")
-        return apply(SP.round_decimals, (input,), (input.dtype.np, int(decimals)))
+        return apply(E.round_decimals, (input,), (input.dtype.np, int(decimals)))
     if input.dtype is _dtype.bool_:
         raise _not_implemented("round_vml_cpu", input.dtype)
     return apply(E.round_, (input,), (input.dtype.np, decimals))
 
 
-def clamp(input, min=None, max=None, *, out=None):
+@declare("clamp", "clip", method=True, inplace=True, out=True)
+def clamp(input, min=None, max=None):
     """Clamp into ``[min, max]``; the gradient is 1 on the closed interval, as in PyTorch."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -439,7 +511,7 @@ def clamp(input, min=None, max=None, *, out=None):
         if d is _dtype.bool_ and min is not None and max is not None:
             raise _not_implemented("clamp_cpu", d)  # one bool bound is accepted, two are not
         # ClampBackward0: an absent bound is passed as 0 and gets an empty next_functions slot
-        return apply(SP.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
+        return apply(E.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
                      (d.np, min is not None, max is not None))
     d = result_type(input, *(v for v in (min, max) if v is not None))
     return apply(E.clamp, (input, min, max), (d.np,))
@@ -456,7 +528,8 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
-def where(condition, input=None, other=None, *, out=None):
+@declare("where", method=True, out=out_with("input", "other", tensors=True))
+def where(condition, input=None, other=None):
     """``where(c, x, y)`` picks from x where c is true; ``where(c)`` is ``nonzero(c, as_tuple=True)``."""
     if input is None and other is None:
         from .shape import nonzero
@@ -494,20 +567,23 @@ def _sum_dtype(d, dtype):
     return _dtype.int64 if d.kind <= _dtype.INT else d
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@declare("sum", method=True, out=out_with("dim"))
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim == 0):
         return apply(R.sum_all, (input,), (d.np,))
     return apply(R.sum_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@declare("nansum", method=True, out=True)
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum treating NaN as 0 (``NansumBackward0``; NaN entries get no gradient)."""
     d = _sum_dtype(input.dtype, dtype)
-    return apply(SC.nansum, (input,), (None if dim is None else _dims(dim, input.ndim), keepdim, d.np))
+    return apply(R.nansum, (input,), (None if dim is None else _dims(dim, input.ndim), keepdim, d.np))
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@declare("mean", method=True, out=True)
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(
@@ -518,6 +594,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return apply(R.mean_dim, (input,), (_dims(dim, input.ndim), keepdim, d.np))
 
 
+@declare("prod", method=True, out=out_with("dim"))
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
     if dim is None:
@@ -545,7 +622,7 @@ def _named(name, fields=("values", "indices")):
 
 
 def _extreme(op_all, op_dim, binary, name):
-    def extreme(input, dim=None, keepdim=False, *, out=None):
+    def extreme(input, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return binary(input, dim)
         if dim is not None and not isinstance(dim, (int, np.integer)):
@@ -566,15 +643,19 @@ def _extreme(op_all, op_dim, binary, name):
 
 
 max = _extreme(R.max_all, R.max_dim, maximum, "max")
+declare("max", method=True, out=True)(max)
 min = _extreme(R.min_all, R.min_dim, minimum, "min")
+declare("min", method=True, out=True)(min)
 
 
-def amax(input, dim=(), keepdim=False, *, out=None):
+@declare("amax", method=True, out=True)
+def amax(input, dim=(), keepdim=False):
     dims = _dims(dim, input.ndim) if dim != () else None
     return apply(R.amax, (input,), (dims, keepdim))
 
 
-def amin(input, dim=(), keepdim=False, *, out=None):
+@declare("amin", method=True, out=True)
+def amin(input, dim=(), keepdim=False):
     dims = _dims(dim, input.ndim) if dim != () else None
     return apply(R.amin, (input,), (dims, keepdim))
 
@@ -586,25 +667,30 @@ def _check_arg_extreme(name, input, dim):
         raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
 
 
+@declare("argmax", method=True, out=True)
 def argmax(input, dim=None, keepdim=False):
     _check_arg_extreme("argmax", input, dim)
     return apply(R.argmax, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
 
 
+@declare("argmin", method=True, out=True)
 def argmin(input, dim=None, keepdim=False):
     _check_arg_extreme("argmin", input, dim)
     return apply(R.argmin, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
 
 
-def all(input, dim=None, keepdim=False, *, out=None):
+@declare("all", method=True, out=True)
+def all(input, dim=None, keepdim=False):
     return apply(R.all_, (input,), (_dims(dim, input.ndim), keepdim))
 
 
-def any(input, dim=None, keepdim=False, *, out=None):
+@declare("any", method=True, out=True)
+def any(input, dim=None, keepdim=False):
     return apply(R.any_, (input,), (_dims(dim, input.ndim), keepdim))
 
 
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+@declare("norm", method=True, out=True, numpy_names=False)
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The vector norm over all elements or ``dim`` (``"fro"`` is the 2-norm)."""
     if p == "fro" or p is None:
         p = 2
@@ -616,15 +702,18 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return apply(R.vector_norm, (input,), (float(p), _dims(dim, input.ndim), keepdim, d.to_real().np))
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+@declare("logsumexp", method=True, out=True)
+@declare("special.logsumexp", out=True)
+def logsumexp(input, dim, keepdim=False):
     if input.dtype.kind < _dtype.FLOAT:
         input = input.to(_dtype.get_default_dtype())
     return apply(R.logsumexp, (input,), (_dims(dim, input.ndim), keepdim))
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+@declare("cumsum", method=True, out=True)
+def cumsum(input, dim, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
-    return apply(R.cumsum, (input,), (_wrap_dim(dim, input.ndim), d.np))
+    return apply(CU.cumsum, (input,), (_wrap_dim(dim, input.ndim), d.np))
 
 
 def _correction(unbiased, correction):
@@ -658,11 +747,13 @@ def _variance(op, input, dim, unbiased, correction, keepdim):
     return apply(op, (input,), (dims, correction, keepdim))
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+@declare("var", method=True, out=True)
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _variance(R.var, input, dim, unbiased, correction, keepdim)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+@declare("std", method=True, out=True)
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _variance(R.std, input, dim, unbiased, correction, keepdim)
 
 
@@ -673,7 +764,8 @@ def _same_dtype(name, a, b, what="vectors"):
         raise RuntimeError(f"{name} : expected both {what} to have same dtype, but found {a.dtype.c_name} and {b.dtype.c_name}")
 
 
-def dot(input, other, *, out=None):
+@declare("dot", "inner", method=True, out=True)
+def dot(input, other):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     _same_dtype("dot", input, other)
@@ -689,7 +781,8 @@ def dot(input, other, *, out=None):
 inner = dot
 
 
-def mv(input, vec, *, out=None):
+@declare("mv", method=True, out=True)
+def mv(input, vec):
     _check_mm(input, vec, "mv")
     return apply(L.mv, (input, vec))
 
@@ -715,7 +808,8 @@ def _check_mm(a, b, name):
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
 
 
-def mm(input, mat2, *, out=None):
+@declare("mm", method=True, out=True)
+def mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -724,14 +818,16 @@ def mm(input, mat2, *, out=None):
     return apply(L.mm, (input, mat2))
 
 
-def bmm(input, mat2, *, out=None):
+@declare("bmm", method=True, out=True)
+def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
     _check_mm(input, mat2, "bmm")
     return apply(L.bmm, (input, mat2))
 
 
-def matmul(input, other, *, out=None):
+@declare("matmul", "linalg.matmul", method=True, out=True)
+def matmul(input, other):
     """Matrix product with numpy's rules, recorded as PyTorch records each case: ``dot``,
     ``mv``, ``mm``, a squeezed ``mm`` for 1-D @ 2-D; beyond 2-D, the larger operand's batch
     folded into the rows of one ``mm``/``mv`` (``should_fold``), or else both operands expanded
@@ -746,7 +842,7 @@ def matmul(input, other, *, out=None):
         if db == 1:
             return dot(a, b)
         _check_mm(a.unsqueeze(0), b, "mm")
-        return apply(L.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
+        return apply(SH.squeeze_copy, (mm(a.unsqueeze(0), b),), (0,))
     sa, sb = a._data.shape, b._data.shape
     if da == 3 and db == 3 and (sa[0] == 1) != (sb[0] == 1):
         # a batch of one that requires grad, against a larger (or empty) batch: PyTorch
@@ -865,6 +961,7 @@ def _prod(shape):
     return n
 
 
+@declare("ger", "outer", method=True, out=True)
 def outer(input, vec2):
     # PyTorch multiplies a column view of input by vec2: MulBackward0 over (ViewBackward0, ...)
     return apply(L.outer, (input.reshape(-1, 1), vec2))
@@ -873,6 +970,7 @@ def outer(input, vec2):
 ger = outer
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+@declare("addmm", method=True, out=True)
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_mm(mat1, mat2, "mm")
     return apply(L.addmm, (input, mat1, mat2), (beta, alpha))

@@ -16,19 +16,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._ops import more as MO
+from .._ops import elementwise as E
+from .._ops import indexing as IX
+from .._ops import nn_activation as NA
+from .._ops import sorting as SO
+from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
 from . import creation as C
 from . import math as M
 from . import shape as S
 from .indexing import _host
-from .inplace import inplace_of
 from .math import _float_of, _named, result_type
 from .reductions import cumprod as _cumprod, diff as _diff
-
-__all__ = ["cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "gradient", "put", "frexp",
-           "histogram", "isin", "dropout", "dropout_", "selu", "selu_", "celu", "celu_", "threshold", "threshold_",
-           "prelu", "rrelu", "rrelu_"]
+from .surface import declare
 
 
 def _need_tensor(fname, argname, value, position):
@@ -43,12 +43,12 @@ def _is_real_number(value):
 
 def _smul(x, number):
     """``x * number`` through the Scalar overload (``MulBackward1``)."""
-    return apply(MO.mul_scalar, (x,), (number, result_type(x, number).np))
+    return apply(E.mul_scalar_promoting, (x,), (number, result_type(x, number).np))
 
 
 def _sdiv(x, number):
     """``x / number`` through the Scalar overload (``DivBackward1``), a true division."""
-    return apply(MO.div_scalar, (x,), (number, _float_of(result_type(x, number)).np))
+    return apply(E.div_scalar_promoting, (x,), (number, _float_of(result_type(x, number)).np))
 
 
 def _slice(x, dim, start, stop=None):
@@ -57,6 +57,7 @@ def _slice(x, dim, start, stop=None):
 
 # ---------------------------------------------------------------- covariance
 
+@declare("cov", method=True)
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance of the rows (variables) of ``input`` over its columns (observations),
     with frequency and/or observation weights; composed as PyTorch does."""
@@ -109,6 +110,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     return S.squeeze(M.div(c, norm))
 
 
+@declare("corrcoef", method=True)
 def corrcoef(input):
     """Pearson correlation coefficients of the rows of ``input`` (``cov`` normalised, clipped to [-1, 1])."""
     if input.ndim > 2:
@@ -174,6 +176,7 @@ def _spacing(name, dx):
     return dx
 
 
+@declare("trapezoid")
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoidal rule, at points ``x`` or spacing ``dx``."""
     _integrand("trapezoid", y, x, dx)
@@ -189,11 +192,13 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return _smul(M.sub(M.sum(y, d), ends), float(dx))
 
 
+@declare("trapz")
 def trapz(y, x=None, *, dx=None, dim=-1):
     """The older name of ``trapezoid`` (``dx`` defaults to 1)."""
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+@declare("cumulative_trapezoid")
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral of ``y`` along ``dim`` (one entry fewer than ``y``)."""
     _integrand("cumulative_trapezoid", y, x, dx)
@@ -208,6 +213,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 # ---------------------------------------------------------------- Vandermonde matrices
 
+@declare("vander")
 def vander(x, N=None, increasing=False):
     """Columns ``x**(N-1), ..., x, 1`` (reversed with ``increasing``), built as PyTorch does:
     ones, then the powers written in place with a cumulative product."""
@@ -228,6 +234,7 @@ def vander(x, N=None, increasing=False):
     return result
 
 
+@declare("linalg.vander")
 def linalg_vander(x, *, N=None):
     """``linalg.vander``: columns ``1, x, ..., x**(N-1)`` over the last axis of ``x`` (batched)."""
     if not (x.dtype in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128)
@@ -314,6 +321,7 @@ def _gradient_coordinates(x, d, coords, edge_order):
     return S.cat([first, center, last], d)
 
 
+@declare("gradient")
 def gradient(input, *, spacing=None, dim=None, edge_order=1):
     """Second-order central differences of ``input`` along each of ``dim`` (all by default),
     one-sided (first or second order) at the ends; ``spacing`` is a number, one number per dim,
@@ -339,6 +347,7 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
 
 # ---------------------------------------------------------------- put, frexp
 
+@declare("put", method=True, inplace=True)
 def put(input, index, source, accumulate=False):
     """A copy of ``input`` with ``source`` written (or added, with ``accumulate``) at the flat
     positions ``index`` (negative ones count from the end)."""
@@ -360,20 +369,22 @@ def put(input, index, source, accumulate=False):
             if n == 0:
                 raise IndexError(f"out of range: tried to access index {bad.flat[0]} on an empty tensor")
             raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
-    return apply(MO.put, (input, index._data, source), (bool(accumulate),))
+    return apply(IX.put, (input, index._data, source), (bool(accumulate),))
 
 
-def frexp(input, *, out=None):
+@declare("frexp", method=True, out=True)
+def frexp(input):
     """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1``
     (named tuple ``frexp``; the exponent is int32)."""
     if input.dtype.kind != _dtype.FLOAT:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    return _named("frexp", ("mantissa", "exponent"))(*apply(MO.frexp, (input,)))
+    return _named("frexp", ("mantissa", "exponent"))(*apply(E.frexp, (input,)))
 
 
 # ---------------------------------------------------------------- histogram, isin
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+@declare("histogram", method=True, out=True)
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """``(hist, bin_edges)``: counts (or summed ``weight``) of the entries of ``input`` in ``bins``
     equal bins over ``range`` (the data's range by default), or between the edges of a 1-D
     tensor ``bins``; ``density`` normalises to unit integral. Not differentiable."""
@@ -430,10 +441,11 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         values = np.where(i < (bins + 1) // 2, lo + step * i, hi - step * (bins - i))
         edges = _wrap(jnp.asarray(values.astype(input._data.dtype)))
     w = None if weight is None else weight.detach()
-    hist, bin_edges = apply(MO.histogram, (input.detach(), edges, w), (bool(density),))
+    hist, bin_edges = apply(SO.histogram, (input.detach(), edges, w), (bool(density),))
     return _named("histogram", ("hist", "bin_edges"))(hist, bin_edges)
 
 
+@declare("isin", out=True)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each entry of ``elements`` occurs in ``test_elements`` (a bool tensor shaped like
     ``elements``); either may be a Python number."""
@@ -446,11 +458,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     d = result_type(elements, test_elements)
     a = elements if isinstance(elements, Tensor) else _wrap(jnp.asarray(elements, d.np))
     b = test_elements._data if isinstance(test_elements, Tensor) else jnp.asarray(test_elements, d.np)
-    return apply(MO.isin, (a.detach(), b), (bool(invert), d.np))
+    return apply(SO.isin, (a.detach(), b), (bool(invert), d.np))
 
 
 # ---------------------------------------------------------------- Tensor-only
 
+@declare(method=("unfold",))
 def unfold(self, dimension, size, step):
     """A view of every ``size``-long window along ``dimension``, ``step`` apart, as a new last axis."""
     d = _wrap_dim(dimension, self.ndim)
@@ -461,28 +474,32 @@ def unfold(self, dimension, size, step):
         raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return apply(MO.unfold, (self,), (d, int(size), int(step)))
+    return apply(V.unfold, (self,), (d, int(size), int(step)))
 
 
 def _new_sizes(size):
     return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
 
 
+@declare(method=("new_zeros",))
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     return C.zeros(*_new_sizes(size), dtype=dtype or self.dtype, device=device or self.device,
                    requires_grad=requires_grad)
 
 
+@declare(method=("new_ones",))
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     return C.ones(*_new_sizes(size), dtype=dtype or self.dtype, device=device or self.device,
                   requires_grad=requires_grad)
 
 
+@declare(method=("new_empty",))
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     return C.empty(*_new_sizes(size), dtype=dtype or self.dtype, device=device or self.device,
                    requires_grad=requires_grad)
 
 
+@declare(method=("new_full",))
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
     if not isinstance(size, (tuple, list)):
@@ -491,6 +508,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
                   requires_grad=requires_grad)
 
 
+@declare(method=("new_tensor",))
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     if isinstance(data, Tensor):
         warnings.warn(
@@ -516,51 +534,62 @@ def _check_p(p):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+@declare("dropout")
 def dropout(input, p, train):
     """``torch.dropout``: ``nn.functional.dropout`` with ``train`` required."""
     _check_p(p)
     return _F().dropout(input, p, train)
 
 
+@declare("dropout_")
 def dropout_(input, p, train):
     _check_p(p)
     return _F().dropout(input, p, train, inplace=True)
 
 
+@declare("selu")
 def selu(input):
     return _F().selu(input)
 
 
+@declare("selu_")
 def selu_(input):
     return _F().selu(input, inplace=True)
 
 
+@declare("celu")
 def celu(input, alpha=1.0):
     return _F().celu(input, alpha)
 
 
+@declare("celu_")
 def celu_(input, alpha=1.0):
     return _F().celu(input, alpha, inplace=True)
 
 
-def threshold(input, threshold, value, *, out=None):
+@declare("threshold", out=True)
+def threshold(input, threshold, value):
     return _F().threshold(input, threshold, value)
 
 
+@declare("threshold_")
 def threshold_(input, threshold, value):
     return _F().threshold(input, threshold, value, inplace=True)
 
 
+@declare("prelu", method=True)
 def prelu(input, weight):
     return _F().prelu(input, weight)
 
 
+@declare("rrelu")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """``x`` above 0; below, ``x`` times a slope drawn from ``U(lower, upper)`` per entry
     (training) or ``(lower + upper) / 2`` (eval). The node is ``RreluWithNoiseBackward0``."""
     return _rrelu(input, lower, upper, training, False, generator)
 
 
+@declare("rrelu_")
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     return _rrelu(input, lower, upper, training, True, generator)
 
@@ -578,14 +607,6 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
         noise = jnp.zeros((), dt)
     cfg = (bool(training), (float(lower) + float(upper)) / 2)
     if not inplace:
-        return apply(MO.rrelu_with_noise, (input, noise), cfg)
+        return apply(NA.rrelu_with_noise, (input, noise), cfg)
     check_inplace(input)
-    return commit_inplace(input, apply(MO.rrelu_with_noise_, (input, noise), cfg))
-
-
-METHODS = {
-    "cov": cov, "corrcoef": corrcoef, "put": put, "frexp": frexp, "histogram": histogram, "unfold": unfold,
-    "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full,
-    "new_tensor": new_tensor, "prelu": prelu,
-}
-INPLACE = {"put_": inplace_of(put)}
+    return commit_inplace(input, apply(NA.rrelu_with_noise_, (input, noise), cfg))

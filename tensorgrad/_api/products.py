@@ -11,19 +11,17 @@ import math as _math
 import warnings
 
 from .. import _dtype
-from .._ops import linalg_decomp as LD
+from .._ops import products as LD
 from .._ops import shape as SH
 from .._ops import views as V
 from .._tensor import Tensor, apply, _wrap_dim
-from .inplace import inplace_of
 from .math import mm, sum as _sum
 from . import shape as S
-
-__all__ = ['einsum', 'tensordot', 'kron', 'baddbmm', 'addbmm', 'addmv', 'addr', 'trace', 'cross', 'vdot',
-           'chain_matmul']
+from .surface import declare
 
 
-def vdot(input, other, *, out=None):
+@declare("vdot", method=True, out=True)
+def vdot(input, other):
     if input.dtype is _dtype.bool_:
         raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     if input.ndim != 1 or other.ndim != 1:
@@ -38,6 +36,7 @@ def vdot(input, other, *, out=None):
     return apply(LD.vdot, (input, other))
 
 
+@declare("trace", method=True)
 def trace(input):
     """The sum of the main diagonal of a matrix (``TraceBackward0``)."""
     if input.dtype is _dtype.bool_:
@@ -55,7 +54,8 @@ def _same_dtype(message, *tensors):
             raise RuntimeError(message.format(a=tensors[0].dtype.c_name, b=t.dtype.c_name))
 
 
-def linalg_cross(input, other, *, dim=-1, out=None):
+@declare("linalg.cross", out=True)
+def linalg_cross(input, other, *, dim=-1):
     """The 3-vector cross product along ``dim`` (inputs broadcast)."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -69,7 +69,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     return apply(LD.cross, (input, other), (d,))
 
 
-def cross(input, other, dim=None, *, out=None):
+@declare("cross", method=True, out=True)
+def cross(input, other, dim=None):
     """``torch.cross``: without ``dim``, the first dim of size 3 (deprecated by PyTorch)."""
     if dim is None:
         warnings.warn(
@@ -100,7 +101,8 @@ def _scaled_product(op, name, bias, a, b, beta, alpha):
     return apply(op, (bias, a, b), (beta, alpha))
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+@declare("baddbmm", method=True, inplace=True, out=True)
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
@@ -112,7 +114,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _scaled_product(LD.baddbmm, "baddbmm", input, batch1, batch2, beta, alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+@declare("addbmm", method=True, inplace=True, out=True)
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
@@ -123,7 +126,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _scaled_product(LD.addbmm, "addbmm", input, batch1, batch2, beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+@declare("addmv", method=True, inplace=True, out=True)
+def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
     if mat.ndim != 2 or vec.ndim != 1 or mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat "
@@ -132,7 +136,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _scaled_product(LD.addmv, "addmv", input, mat, vec, beta, alpha)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+@declare("addr", method=True, inplace=True, out=True)
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)``."""
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1 else
@@ -194,6 +199,7 @@ def _parse_equation(equation, operands):
     return expanded, out
 
 
+@declare("einsum", numpy_names=False)
 def einsum(equation, *operands):
     """Einstein summation, with the nodes PyTorch records: a contraction is
     ``ViewBackward0(PermuteBackward0(...))``, a product without contraction
@@ -246,7 +252,8 @@ def _einsum_single(t, sub, out, full):
     return _sum(p, tuple(range(len(kept), len(sub))))
 
 
-def tensordot(a, b, dims=2, out=None):
+@declare("tensordot", out=True, numpy_names=False)
+def tensordot(a, b, dims=2):
     """Contract ``dims`` (a count, or two lists) of ``a`` and ``b``: permute, ``mm``, view."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -276,7 +283,8 @@ def tensordot(a, b, dims=2, out=None):
     return S.view(mm(left, right), shape)
 
 
-def kron(input, other, *, out=None):
+@declare("kron", method=True, out=True)
+def kron(input, other):
     """The Kronecker product (``UnsafeViewBackward0`` over ``MulBackward0``, as PyTorch)."""
     nd = builtins.max(input.ndim, other.ndim)
     a = S.reshape(input, (1,) * (nd - input.ndim) + tuple(input.shape))
@@ -291,7 +299,8 @@ def kron(input, other, *, out=None):
     return apply(SH.reshape_copy, (prod,), (shape,))
 
 
-def multi_dot(tensors, *, out=None):
+@declare("linalg.multi_dot", out=True)
+def multi_dot(tensors):
     """The product of a chain of matrices (the first and last may be vectors)."""
     tensors = list(tensors)
     if len(tensors) < 2:
@@ -322,7 +331,8 @@ def multi_dot(tensors, *, out=None):
     return S.view(result, shape)
 
 
-def chain_matmul(*matrices, out=None):
+@declare("chain_matmul", out=True, numpy_names=False)
+def chain_matmul(*matrices):
     warnings.warn(
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
         "instead, which accepts a list of two or more tensors rather than multiple parameters. (Triggered internally "
@@ -330,11 +340,3 @@ def chain_matmul(*matrices, out=None):
     if len(matrices) == 1:
         return S.clone(matrices[0])
     return multi_dot(matrices)
-
-
-METHODS = {
-    "vdot": vdot, "trace": trace, "cross": cross, "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv,
-    "addr": addr, "kron": kron,
-}
-
-INPLACE = {name + "_": inplace_of(METHODS[name]) for name in ("baddbmm", "addbmm", "addmv", "addr")}

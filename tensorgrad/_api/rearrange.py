@@ -12,21 +12,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._ops import indexing as IX
+from .._ops import reduction as R
 from .._ops import shape as SH
 from .._tensor import Size, Tensor, apply, _wrap, _wrap_dim
 from .math import result_type
-from .indexing import index_select, inplace_checked, masked_select, _common_shape, _host_sized
+from .inplace import inplace_checked
+from .indexing import index_select, masked_select, _common_shape, _host_sized
 from . import shape as S
-
-__all__ = ['repeat_interleave', 'tile', 'fliplr', 'flipud', 'roll', 'rot90', 'dstack', 'column_stack', 'row_stack',
-           'atleast_3d', 'tril', 'triu', 'diag', 'diag_embed', 'diagflat', 'block_diag', 'cdist', 'meshgrid',
-           'broadcast_tensors', 'broadcast_shapes', 'tril_indices', 'triu_indices', 'cartesian_prod',
-           'combinations', 'unique', 'unique_consecutive', 'ravel']
+from .surface import declare
 
 
 # ---------------------------------------------------------------- repeats and rearrangements
 
+@declare("repeat_interleave", method=True)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each entry (or slice along ``dim``) ``repeats`` times.
 
@@ -68,6 +66,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return S.reshape(S.clone(spread), tuple(shape))
 
 
+@declare("tile", method=True)
 def tile(input, dims):
     """``repeat`` with ``dims`` padded by leading 1s to the input's rank."""
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
@@ -75,34 +74,38 @@ def tile(input, dims):
     return S.repeat(input, dims)
 
 
+@declare("fliplr", method=True)
 def fliplr(input):
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return S.flip(input, (1,))
 
 
+@declare("flipud", method=True)
 def flipud(input):
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return S.flip(input, (0,))
 
 
+@declare("roll", method=True)
 def roll(input, shifts, dims=None):
     """Shift entries cyclically by ``shifts`` along ``dims`` (the flattened tensor if None)."""
     shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return apply(IX.roll, (input,), (shifts[0], None))
+        return apply(SH.roll, (input,), (shifts[0], None))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
-    return apply(IX.roll, (input,), (shifts, dims))
+    return apply(SH.roll, (input,), (shifts, dims))
 
 
+@declare("rot90", method=True)
 def rot90(input, k=1, dims=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first toward the second)."""
     dims = tuple(dims)
@@ -113,9 +116,10 @@ def rot90(input, k=1, dims=(0, 1)):
     d0, d1 = (_wrap_dim(d, input.ndim) for d in dims)
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    return apply(IX.rot90, (input,), (int(k) % 4, (d0, d1)))
+    return apply(SH.rot90, (input,), (int(k) % 4, (d0, d1)))
 
 
+@declare("atleast_3d", numpy_names=False)
 def atleast_3d(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return tuple(atleast_3d(t) for t in tensors[0])
@@ -131,19 +135,23 @@ def atleast_3d(*tensors):
     return t
 
 
-def dstack(tensors, *, out=None):
+@declare("dstack", out=True)
+def dstack(tensors):
     return S.cat([atleast_3d(t) for t in tensors], 2)
 
 
-def column_stack(tensors, *, out=None):
+@declare("column_stack", out=True)
+def column_stack(tensors):
     columns = [S.reshape(t, -1, 1) if t.ndim <= 1 else t for t in tensors]
     return S.cat(columns, 1)
 
 
-def row_stack(tensors, *, out=None):
+@declare("row_stack", out=True)
+def row_stack(tensors):
     return S.vstack(tensors)
 
 
+@declare("ravel", method=True)
 def ravel(input):
     return S.reshape(input, -1)
 
@@ -151,7 +159,7 @@ def ravel(input):
 # ---------------------------------------------------------------- triangles and diagonals
 
 def _triangle(op, name):
-    def triangle(input, diagonal=0, *, out=None):
+    def triangle(input, diagonal=0):
         if input.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         return apply(op, (input,), (int(diagonal),))
@@ -159,12 +167,15 @@ def _triangle(op, name):
     return triangle
 
 
-tril = _triangle(IX.tril, "tril")
+tril = _triangle(SH.tril, "tril")
+declare("tril", method=True, inplace=True, inplace_of=inplace_checked, out=True)(tril)
 tril.__doc__ = "The lower triangle (on and below ``diagonal``) of the last two dims; zeros elsewhere."
-triu = _triangle(IX.triu, "triu")
+triu = _triangle(SH.triu, "triu")
+declare("triu", method=True, inplace=True, inplace_of=inplace_checked, out=True)(triu)
 triu.__doc__ = "The upper triangle (on and above ``diagonal``) of the last two dims; zeros elsewhere."
 
 
+@declare("diag_embed", method=True)
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices whose diagonal ``offset`` (in dims ``dim1``, ``dim2`` of the output) holds the
     last dim of ``input``."""
@@ -174,22 +185,25 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     if input.ndim == 0:
         input = S.reshape(input, 1)
-    return apply(IX.diag_embed, (input,), (int(offset), d1, d2))
+    return apply(SH.diag_embed, (input,), (int(offset), d1, d2))
 
 
-def diag(input, diagonal=0, *, out=None):
+@declare("diag", method=True, out=True)
+def diag(input, diagonal=0):
     """A 1-D input becomes a matrix with it on diagonal ``diagonal``; a matrix gives that diagonal."""
     if input.ndim == 1:
         return diag_embed(input, diagonal)
     if input.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    return apply(IX.diag, (input,), (int(diagonal),))
+    return apply(SH.diag, (input,), (int(diagonal),))
 
 
+@declare("diagflat", method=True)
 def diagflat(input, offset=0):
     return diag_embed(S.reshape(input, -1), offset)
 
 
+@declare("block_diag", numpy_names=False)
 def block_diag(*tensors):
     """The block-diagonal matrix of ``tensors`` (0-d and 1-D ones count as one row)."""
     for i, t in enumerate(tensors):
@@ -198,9 +212,10 @@ def block_diag(*tensors):
                                f"{t.ndim} dimensions")
     if not tensors:
         return _wrap(jnp.zeros((1, 0), _dtype.get_default_dtype().np))
-    return apply(IX.block_diag, tuple(tensors), (result_type(*tensors).np,))
+    return apply(SH.block_diag, tuple(tensors), (result_type(*tensors).np,))
 
 
+@declare("cdist", numpy_names=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
     for name, x in (("X1", x1), ("X2", x2)):
@@ -215,11 +230,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dtype is not x2.dtype:
         raise RuntimeError(f"cdist: expected both inputs to have same dtype, but got {x1.dtype.c_name} and "
                            f"{x2.dtype.c_name}")
-    return apply(IX.cdist, (x1, x2), (float(p),))
+    return apply(R.cdist, (x1, x2), (float(p),))
 
 
 # ---------------------------------------------------------------- grids and broadcasting
 
+@declare("meshgrid", numpy_names=False)
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-D tensors (``indexing='ij'`` matrix order, ``'xy'`` Cartesian)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -252,6 +268,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
+@declare("broadcast_shapes", numpy_names=False)
 def broadcast_shapes(*shapes):
     """The shape all ``shapes`` broadcast to (an int counts as a 1-D shape)."""
     result = []
@@ -270,6 +287,7 @@ def broadcast_shapes(*shapes):
     return Size(result)
 
 
+@declare("broadcast_tensors", numpy_names=False)
 def broadcast_tensors(*tensors):
     """Views of ``tensors`` expanded to their common shape (a tensor already that shape is
     returned as is)."""
@@ -288,11 +306,13 @@ def _triangle_indices(name, row, col, offset, dtype, lower):
     return _wrap(jnp.asarray(np.stack([r, c]).astype(d.np)))
 
 
+@declare("tril_indices")
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The ``(2, N)`` coordinates of the lower triangle of a ``row x col`` matrix."""
     return _triangle_indices("tril_indices", row, col, offset, dtype, True)
 
 
+@declare("triu_indices")
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The ``(2, N)`` coordinates of the upper triangle of a ``row x col`` matrix."""
     return _triangle_indices("triu_indices", row, col, offset, dtype, False)
@@ -304,6 +324,7 @@ def _need_vectors(tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
 
 
+@declare("cartesian_prod", numpy_names=False)
 def cartesian_prod(*tensors):
     """All combinations of one entry from each 1-D tensor, as rows."""
     _need_vectors(tensors)
@@ -314,6 +335,7 @@ def cartesian_prod(*tensors):
     return S.stack(flat, 1)
 
 
+@declare("combinations")
 def combinations(input, r=2, with_replacement=False):
     """The length-``r`` combinations of a 1-D tensor's entries, as rows (``itertools`` order)."""
     _need_vectors((input,))
@@ -342,6 +364,7 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts, like)
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@declare("unique", method=True, numpy_names=False)
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (or slices along ``dim``), sorted, computed on the host; the result
     carries no gradient."""
@@ -355,6 +378,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _unique_result(values, inverse.reshape(-1), counts, return_inverse, return_counts, input)
 
 
+@declare("unique_consecutive", method=True, numpy_names=False)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive values (or slices along ``dim``), on the host."""
     arr = _host_sized("unique_consecutive", input)
@@ -377,15 +401,3 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     counts = np.diff(np.append(np.flatnonzero(starts), rows.shape[0]))
     values = np.moveaxis(moved[starts], 0, d)
     return _unique_result(values, inverse, counts, return_inverse, return_counts, input)
-
-
-METHODS = {
-    "repeat_interleave": repeat_interleave, "tile": tile, "fliplr": fliplr, "flipud": flipud, "roll": roll,
-    "rot90": rot90, "tril": tril, "triu": triu, "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat,
-    "unique": unique, "unique_consecutive": unique_consecutive, "ravel": ravel,
-}
-
-INPLACE = {
-    "tril_": inplace_checked(tril, "tril_"),
-    "triu_": inplace_checked(triu, "triu_"),
-}

@@ -10,8 +10,9 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._ops import linalg as L
-from .._ops import scan as SC
+from .._ops import cumulative as CU
+from .._ops import reduction as R
+from .._ops import sorting as SC
 from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .creation import tensor as _tensor_factory
@@ -21,10 +22,7 @@ from .extra_math import lerp
 from .inplace import inplace_of
 from .indexing import gather, _host, _host_sized
 from . import shape as S
-
-__all__ = ['nanmean', 'std_mean', 'var_mean', 'count_nonzero', 'aminmax', 'cumprod', 'logcumsumexp', 'cummax',
-           'cummin', 'sort', 'argsort', 'msort', 'topk', 'median', 'nanmedian', 'mode', 'quantile',
-           'nanquantile', 'searchsorted', 'bucketize', 'histc', 'bincount', 'diff']
+from .surface import declare, out_with
 
 
 def _require_float(name, input, what="expected input to have floating point or complex dtype but got"):
@@ -43,7 +41,8 @@ def _nonempty_dim(name, input, dim):
 
 # ---------------------------------------------------------------- sums and means
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@declare("nanmean", method=True, out=True)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean over the non-NaN entries: ``nansum / count`` as PyTorch computes it."""
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
     if d.kind < _dtype.FLOAT:
@@ -61,45 +60,51 @@ def _moments(op, name, input, dim, unbiased, keepdim, correction):
     return apply(op, (input,), (dims, _correction(unbiased, correction), keepdim))
 
 
+@declare("std_mean")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std, mean)`` in one pass (both outputs share a ``StdMeanBackward0`` node)."""
-    return _moments(SC.std_mean, "std_mean", input, dim, unbiased, keepdim, correction)
+    return _moments(R.std_mean, "std_mean", input, dim, unbiased, keepdim, correction)
 
 
+@declare("var_mean")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var, mean)`` in one pass (both outputs share a ``VarMeanBackward0`` node)."""
-    return _moments(SC.var_mean, "var_mean", input, dim, unbiased, keepdim, correction)
+    return _moments(R.var_mean, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
+@declare("count_nonzero", method=True)
 def count_nonzero(input, dim=None):
     dims = None if dim is None else _dims(dim, input.ndim)
-    return apply(SC.count_nonzero, (input,), (dims,))
+    return apply(R.count_nonzero, (input,), (dims,))
 
 
-def aminmax(input, *, dim=None, keepdim=False, out=None):
+@declare("aminmax", method=True, out=True)
+def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` as the named tuple ``aminmax``; ties share the gradient evenly."""
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
                                "no identity.")
         if keepdim:
-            values = apply(SC.aminmax, (input.reshape(-1),), (0, True))
+            values = apply(R.aminmax, (input.reshape(-1),), (0, True))
             return _named("aminmax", ("min", "max"))(*(v.reshape((1,) * input.ndim) for v in values))
-        return _named("aminmax", ("min", "max"))(*apply(SC.aminmax, (input,), (None, False)))
+        return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (None, False)))
     d = _dim_of(input, dim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
-    return _named("aminmax", ("min", "max"))(*apply(SC.aminmax, (input,), (d if input.ndim else None, keepdim)))
+    return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (d if input.ndim else None, keepdim)))
 
 
 # ---------------------------------------------------------------- cumulative
 
-def cumprod(input, dim, *, dtype=None, out=None):
+@declare("cumprod", method=True, out=True)
+def cumprod(input, dim, *, dtype=None):
     """The running product along ``dim`` (integers and bools accumulate in int64)."""
     d = _sum_dtype(input.dtype, dtype)
-    return apply(SC.cumprod, (input,), (_dim_of(input, dim), d.np))
+    return apply(CU.cumprod, (input,), (_dim_of(input, dim), d.np))
 
 
+@declare(method=("cumprod_",))
 def _cumprod_(self, dim, *, dtype=None):
     # the in-place twin keeps self's dtype
     if self.dtype is _dtype.bool_ and dtype is None:
@@ -107,27 +112,31 @@ def _cumprod_(self, dim, *, dtype=None):
     return inplace_of(cumprod)(self, dim, dtype=self.dtype if dtype is None else dtype)
 
 
-def logcumsumexp(input, dim, *, out=None):
+@declare("logcumsumexp", method=True, out=True)
+def logcumsumexp(input, dim):
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.c_name}'")
-    return apply(SC.logcumsumexp, (input,), (_dim_of(input, dim),))
+    return apply(CU.logcumsumexp, (input,), (_dim_of(input, dim),))
 
 
 def _cum_extreme(op, name):
-    def cum(input, dim, *, out=None):
+    def cum(input, dim):
         return _named(name)(*apply(op, (input,), (_dim_of(input, dim),)))
     cum.__name__ = name
     cum.__doc__ = f"The running {name[3:]} along ``dim`` and the index of its latest occurrence."
     return cum
 
 
-cummax = _cum_extreme(SC.cummax, "cummax")
-cummin = _cum_extreme(SC.cummin, "cummin")
+cummax = _cum_extreme(CU.cummax, "cummax")
+declare("cummax", method=True, out=True)(cummax)
+cummin = _cum_extreme(CU.cummin, "cummin")
+declare("cummin", method=True, out=True)(cummin)
 
 
 # ---------------------------------------------------------------- sorting and selection
 
-def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+@declare("sort", method=True, out=True)
+def sort(input, dim=-1, descending=False, stable=None):
     """Sorted values and their indices (a stable sort; NaN sorts as the largest value).
 
     Passing ``stable`` (either value) selects PyTorch's stable overload, whose node is
@@ -140,15 +149,20 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     return _named("sort")(*apply(op, (input,), (d, bool(descending))))
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+@declare("argsort", method=True, out=out_with("stable"))
+def argsort(input, dim=-1, descending=False, stable=None):
+    """The indices that sort ``input`` along ``dim``; the sort is always stable, so ties keep
+    their order whatever ``stable`` says (``stable=None`` is PyTorch's overload without it)."""
     return apply(SC.argsort, (input,), (_dim_of(input, dim), bool(descending)))
 
 
-def msort(input, *, out=None):
+@declare("msort", method=True, out=True)
+def msort(input):
     return sort(input, 0).values
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+@declare("topk", method=True, out=True)
+def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest) entries along ``dim`` and their indices; ties go to the
     lower index."""
     d = _dim_of(input, dim)
@@ -161,7 +175,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 def _median(op_all, op_dim, name):
-    def median(input, dim=None, keepdim=False, *, out=None):
+    def median(input, dim=None, keepdim=False):
         if input.dtype is _dtype.bool_:
             raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         if dim is None:
@@ -176,13 +190,16 @@ def _median(op_all, op_dim, name):
 
 
 median = _median(SC.median, SC.median_dim, "median")
+declare("median", method=True, out=out_with("dim"))(median)
 median.__doc__ = """The lower median: of all entries (ties share the gradient), or along ``dim``
 as ``(values, indices)``. NaN propagates."""
 nanmedian = _median(SC.nanmedian, SC.nanmedian_dim, "nanmedian")
+declare("nanmedian", method=True, out=out_with("dim"))(nanmedian)
 nanmedian.__doc__ = """The lower median of the non-NaN entries (see ``median``)."""
 
 
-def mode(input, dim=-1, keepdim=False, *, out=None):
+@declare("mode", method=True, out=True)
+def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest if several) and its last index."""
     d = _dim_of(input, dim)
     _nonempty_dim("mode", input, d)
@@ -238,26 +255,29 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     if interpolation in ("linear", "midpoint"):
         out = lerp(out, gather(s, -1, upper), weight)
     if scalar_q:
-        return apply(L.squeeze_copy, (out,), (out.ndim - 1,))
+        return apply(SH.squeeze_copy, (out,), (out.ndim - 1,))
     out = apply(SH.unsqueeze_copy, (out,), (0,))
     out = apply(SH.transpose_copy, (out,), (0, out.ndim - 1))
-    return apply(L.squeeze_copy, (out,), (out.ndim - 1,))
+    return apply(SH.squeeze_copy, (out,), (out.ndim - 1,))
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+@declare("quantile", method=True, out=True)
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-quantiles (a number or a 1-D tensor) over all entries or along ``dim``; NaN
     anywhere in a slice makes its quantiles NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+@declare("nanquantile", method=True, out=True)
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """``quantile`` over the non-NaN entries of each slice."""
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 # ---------------------------------------------------------------- searching and counting
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+@declare("searchsorted", out=True)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Insertion indices of ``input`` in the innermost dim of ``sorted_sequence``."""
     if side is not None:
         if side not in ("left", "right"):
@@ -284,14 +304,16 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return apply(SC.searchsorted, (seq, values), (bool(right), bool(out_int32)))
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+@declare("bucketize", out=True)
+def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each entry: ``boundaries[i-1] < x <= boundaries[i]`` (``<``/``>=`` with right)."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def histc(input, bins=100, min=0, max=0, *, out=None):
+@declare("histc", method=True, out=True)
+def histc(input, bins=100, min=0, max=0):
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data range if equal)."""
     if input.dtype.kind < _dtype.FLOAT:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{input.dtype.c_name}'")
@@ -302,6 +324,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return apply(SC.histc, (input,), (int(bins), float(min), float(max)))
 
 
+@declare("bincount", method=True)
 def bincount(input, weights=None, minlength=0):
     """Counts (or summed ``weights``) of each non-negative integer; the length is read on the host."""
     if input.dtype.kind != _dtype.INT or input.dtype is _dtype.bool_:
@@ -320,6 +343,7 @@ def bincount(input, weights=None, minlength=0):
     return apply(SC.bincount, (input, None), (length, None))
 
 
+@declare("diff", method=True, out=True)
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim`` (``prepend``/``append`` joined first)."""
     if input.ndim == 0:
@@ -348,13 +372,3 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         lo = S.narrow(x, d, 0, length - 1)
         x = logical_xor(hi, lo) if x.dtype is _dtype.bool_ else hi - lo
     return x
-
-
-METHODS = {
-    "nanmean": nanmean, "count_nonzero": count_nonzero, "aminmax": aminmax,
-    "cumprod": cumprod, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin, "sort": sort,
-    "argsort": argsort, "msort": msort, "topk": topk, "median": median, "nanmedian": nanmedian, "mode": mode,
-    "quantile": quantile, "nanquantile": nanquantile, "histc": histc, "bincount": bincount, "diff": diff,
-}
-
-INPLACE = {"cumprod_": _cumprod_}

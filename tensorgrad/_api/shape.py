@@ -8,12 +8,14 @@ import numpy as np
 
 from .. import _dtype
 from .._ops import elementwise as E
+from .._ops import indexing as IX
 from .._ops import shape as S
 from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap, _wrap_dim
 from .math import result_type, as_operand
 from . import strides as _strides
 from .creation import _finish
+from .surface import declare
 
 
 # ---------------------------------------------------------------- views
@@ -43,6 +45,7 @@ def _infer_shape(shape, numel):
     return shape
 
 
+@declare("view", method=True, numpy_names=False)
 def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return input.to(shape[0])
@@ -54,6 +57,7 @@ def view(input, *shape):
     return apply(V.view, (input,), (shape,))
 
 
+@declare("reshape", method=True)
 def reshape(input, *shape):
     """As PyTorch: a ``view`` of a contiguous tensor, a ``_reshape_alias`` view of another one
     whose layout allows it, else a copy (``_unsafe_view`` of a clone)."""
@@ -65,14 +69,17 @@ def reshape(input, *shape):
     return apply(V.reshape_alias, (input,), (shape,))
 
 
+@declare(method=("view_as",))
 def view_as(input, other):
     return view(input, tuple(other.shape))
 
 
+@declare(method=("reshape_as",))
 def reshape_as(input, other):
     return reshape(input, tuple(other.shape))
 
 
+@declare("flatten", method=True)
 def flatten(input, start_dim=0, end_dim=-1):
     nd = input.ndim
     if nd == 0:
@@ -87,6 +94,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:s] + (_math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
 
+@declare("unflatten", method=True)
 def unflatten(input, dim, sizes):
     dim = _wrap_dim(dim, input.ndim)
     shape = tuple(input.shape)
@@ -94,6 +102,7 @@ def unflatten(input, dim, sizes):
     return view(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
+@declare("squeeze", method=True)
 def squeeze(input, dim=None):
     if dim is None:
         return apply(V.squeeze, (input,))
@@ -106,10 +115,12 @@ def squeeze(input, dim=None):
     return apply(V.squeeze_dim, (input,), (dims,))
 
 
+@declare("unsqueeze", method=True)
 def unsqueeze(input, dim):
     return apply(V.unsqueeze, (input,), (_wrap_dim(dim, input.ndim + 1),))
 
 
+@declare("swapaxes", "swapdims", "transpose", method=True)
 def transpose(input, dim0, dim1):
     nd = input.ndim
     return apply(V.transpose, (input,), (_wrap_dim(dim0, nd), _wrap_dim(dim1, nd)))
@@ -118,12 +129,14 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
+@declare("t", method=True)
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return apply(V.t, (input,))
 
 
+@declare("permute", method=True)
 def permute(input, *dims):
     dims = _shape_arg(dims)
     nd = input.ndim
@@ -137,6 +150,7 @@ def permute(input, *dims):
     return apply(V.permute, (input,), (dims,))
 
 
+@declare("moveaxis", "movedim", method=True)
 def movedim(input, source, destination):
     nd = input.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
@@ -159,6 +173,7 @@ def matrix_T(input):
     return permute(input, *reversed(range(input.ndim)))
 
 
+@declare(method=("expand",))
 def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     shape = tuple(input.shape)
@@ -182,19 +197,23 @@ def expand(input, *sizes):
     return apply(V.expand, (input,), (tuple(out),))
 
 
+@declare(method=("expand_as",))
 def expand_as(input, other):
     return expand(input, tuple(other.shape))
 
 
+@declare("broadcast_to", method=True)
 def broadcast_to(input, size):
     return expand(input, tuple(size))
 
 
+@declare("diagonal", method=True)
 def diagonal(input, offset=0, dim1=0, dim2=1):
     nd = input.ndim
     return apply(V.diagonal, (input,), (offset, _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)))
 
 
+@declare("select", method=True)
 def select(input, dim, index):
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
@@ -212,6 +231,7 @@ def _slice(input, dim, start, stop, step):
     return apply(V.slice_, (input, start if length else 0), (dim, length, step))
 
 
+@declare("narrow", method=True)
 def narrow(input, dim, start, length):
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
@@ -225,11 +245,13 @@ def narrow(input, dim, start, length):
     return _slice(input, dim, start, start + length, 1)
 
 
+@declare("unbind", method=True)
 def unbind(input, dim=0):
     dim = _wrap_dim(dim, input.ndim)
     return apply(V.unbind, (input,), (dim,))
 
 
+@declare("split", method=True, numpy_names=False)
 def split(input, split_size_or_sections, dim=0):
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
@@ -247,6 +269,7 @@ def split(input, split_size_or_sections, dim=0):
     return apply(V.split_with_sizes, (input,), (sizes, dim))
 
 
+@declare("chunk", method=True)
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
@@ -255,6 +278,7 @@ def chunk(input, chunks, dim=0):
     return split(input, step, dim)
 
 
+@declare("tensor_split", method=True)
 def tensor_split(input, indices_or_sections, dim=0):
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
@@ -280,7 +304,8 @@ def _join(op, tensors, dim, name):
     return tensors, result_type(*tensors)
 
 
-def cat(tensors, dim=0, *, out=None):
+@declare("cat", "concat", "concatenate", out=True)
+def cat(tensors, dim=0):
     tensors, d = _join(S.cat, tensors, dim, "torch.cat")
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
     ref = kept[0] if kept else tensors[0]
@@ -303,7 +328,8 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
-def stack(tensors, dim=0, *, out=None):
+@declare("stack", out=True)
+def stack(tensors, dim=0):
     tensors, d = _join(S.stack, tensors, dim, "stack")
     shape = tuple(tensors[0].shape)
     for i, t in enumerate(tensors):
@@ -314,30 +340,36 @@ def stack(tensors, dim=0, *, out=None):
     return apply(S.stack, tensors, (_wrap_dim(dim, len(shape) + 1), d.np))
 
 
+@declare("hstack", out=True)
 def hstack(tensors):
     tensors = [atleast_1d(t) for t in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
+@declare("vstack", out=True)
 def vstack(tensors):
     return cat([atleast_2d(t) for t in tensors], 0)
 
 
+@declare("atleast_1d", numpy_names=False)
 def atleast_1d(t):
     return t.reshape(1) if t.ndim == 0 else t
 
 
+@declare("atleast_2d", numpy_names=False)
 def atleast_2d(t):
     if t.ndim == 1:
         return unsqueeze(t, 0)  # UnsqueezeBackward0, as PyTorch
     return t.reshape(1, -1) if t.ndim < 2 else t
 
 
+@declare("flip", method=True)
 def flip(input, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     return apply(S.flip, (input,), (tuple(_wrap_dim(d, input.ndim) for d in dims),))
 
 
+@declare(method=("repeat",))
 def repeat(input, *sizes):
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
@@ -345,6 +377,7 @@ def repeat(input, *sizes):
     return apply(S.repeat, (input,), (sizes,))
 
 
+@declare("nonzero", method=True, out=True)
 def nonzero(input, *, as_tuple=False):
     idx = np.nonzero(np.asarray(input._data))
     if as_tuple:
@@ -354,22 +387,26 @@ def nonzero(input, *, as_tuple=False):
     return _wrap(jnp.asarray(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)))
 
 
+@declare("argwhere", method=True)
 def argwhere(input):
     return nonzero(input)
 
 
 # ---------------------------------------------------------------- conversion
 
+@declare("clone", method=True)
 def clone(input, *, memory_format=None):
     if not isinstance(input, Tensor):
         raise TypeError(f"clone(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return apply(E.clone, (input,))
 
 
+@declare(method=("contiguous",))
 def contiguous(input, memory_format=None):
     return input if _strides.is_contiguous(input) else clone(input)
 
 
+@declare(method=("to",))
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
     """Convert dtype and/or device; returns ``input`` itself when nothing changes (as PyTorch)."""
     from .._device import device as device_cls, to_device
@@ -401,6 +438,7 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, me
 _TYPE_NAMES = {"torch." + d.legacy: d for d in _dtype.ALL}
 
 
+@declare(method=("type",))
 def type_(input, dtype=None, non_blocking=False):
     if dtype is None:
         return "torch." + input.dtype.legacy
@@ -413,6 +451,7 @@ def type_(input, dtype=None, non_blocking=False):
     return to(input, dtype)
 
 
+@declare(method=("type_as",))
 def type_as(input, other):
     return to(input, other.dtype)
 
@@ -574,7 +613,7 @@ def _advanced_getitem(input, parts):
         elif not isinstance(part, bool):
             dim += 1
     spec, arrays = _index_arrays(out, rest)
-    return apply(S.index, (out, arrays), (spec,))
+    return apply(IX.index, (out, arrays), (spec,))
 
 
 def _value_tensor(value, like):
@@ -608,9 +647,9 @@ def setitem(input, key, value):
         _strides.warn_expanded(input, "index_put_")
         _index_put_dtype(input, value)
         val = _value_tensor(value, input)
-        target_shape = jnp.zeros(input._data.shape, bool)[S._build_key(spec, arrays)].shape
+        target_shape = jnp.zeros(input._data.shape, bool)[IX._build_key(spec, arrays)].shape
         _broadcast_check(val, target_shape)
-        new = apply(S.index_put, (input, arrays, val), (spec, False))
+        new = apply(IX.index_put, (input, arrays, val), (spec, False))
         commit_inplace(input, new)
         return
     # As PyTorch's setitem: a key that selects everything writes into input itself (a full
@@ -648,6 +687,7 @@ def _broadcast_check(value, shape):
                            f"indexing result of shape {list(shape)}")
 
 
+@declare(method=("copy_",))
 def copy_(input, src, non_blocking=False):
     """Write ``src`` (broadcast and cast) into ``input``: CopyBackwards over (input, src), or
     CopySlices around it for a view."""
@@ -674,6 +714,7 @@ def _size_mismatch(a, b):
     return f"shape mismatch: {list(b)} cannot be broadcast to {list(a)}"
 
 
+@declare("masked_fill", method=True)
 def masked_fill(input, mask, value):
     if mask.dtype is not _dtype.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.c_name}")
@@ -696,8 +737,9 @@ def _index_put_dtype(input, value):
                            f"for the destination and {value.dtype.c_name} for the source.")
 
 
+@declare("index_put", method=True)
 def index_put(input, indices, values, accumulate=False):
     spec, arrays = _index_arrays(input, list(indices))
     _index_put_dtype(input, values)
     val = _value_tensor(values, input)
-    return apply(S.index_put, (input, arrays, val), (spec, accumulate))
+    return apply(IX.index_put, (input, arrays, val), (spec, accumulate))

@@ -1,5 +1,13 @@
-"""Elementwise ops. Binary ops receive the promoted dtype as ``dtype`` and cast inside,
-so Python numbers pass through ``jit`` as weakly typed arguments (no recompiles per value)."""
+"""Elementwise ops: arithmetic, unary math, rounding, clamps, ``where``, copies and fills.
+
+Binary ops receive the promoted dtype as ``dtype`` and cast inside, so Python numbers pass
+through ``jit`` as weakly typed arguments (no recompiles per value). Where PyTorch's derivative
+differs from JAX's at a special point, the op says so and builds PyTorch's with ``jnp.where``
+(which routes the gradient to the branch taken) or a custom JVP.
+
+Comparisons, logical and bitwise ops live in ``comparison.py``, special functions (erf,
+gamma, Bessel, xlogy, ...) in ``special.py``.
+"""
 
 import functools
 
@@ -92,6 +100,21 @@ def remainder(a, b, *, dtype):
     return jnp.remainder(_c(a, dtype), _c(b, dtype))
 
 
+@op("remainder_scalar", grad_fn="RemainderBackward0", scalar_slots=False)
+def remainder_scalar(a, b, *, dtype):
+    return jnp.remainder(_c(a, dtype), _c(b, dtype))
+
+
+@op("fmod", grad_fn="FmodBackward1")
+def fmod(a, b, *, dtype):
+    return jnp.fmod(_c(a, dtype), _c(b, dtype))
+
+
+@op("fmod_scalar", grad_fn="FmodBackward0", scalar_slots=False)
+def fmod_scalar(a, b, *, dtype):
+    return jnp.fmod(_c(a, dtype), _c(b, dtype))
+
+
 @op("pow", grad_fn="PowBackward0", scalar_slots=False)
 def pow_scalar(a, exponent, *, dtype):
     a = _c(a, dtype)
@@ -149,62 +172,166 @@ def minimum(a, b, *, dtype):
     return jnp.minimum(_c(a, dtype), _c(b, dtype))
 
 
+@op("fmax")
+def fmax(a, b, *, dtype):
+    # ties and NaN in b give the gradient to a, as PyTorch
+    a, b = _c(a, dtype), _c(b, dtype)
+    return jnp.where((a >= b) | jnp.isnan(b), a, b)
+
+
+@op("fmin")
+def fmin(a, b, *, dtype):
+    a, b = _c(a, dtype), _c(b, dtype)
+    return jnp.where((a <= b) | jnp.isnan(b), a, b)
+
+
 @op("atan2")
 def atan2(a, b, *, dtype):
     return jnp.arctan2(_c(a, dtype), _c(b, dtype))
 
 
-# ---------------------------------------------------------------- comparisons and logic
+@jax.custom_jvp
+def _hypot(a, b):
+    return jnp.hypot(a, b)
 
-def _compare(name, fn):
-    def compare(a, b, *, dtype):
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # PyTorch: a / out and b / out, which is NaN at (0, 0) (JAX's rule gives a finite value)
+    a, b = primals
+    da, db = tangents
+    out = jnp.hypot(a, b)
+    return out, a / out * da + b / out * db
+
+
+@op("hypot")
+def hypot(a, b, *, dtype):
+    return _hypot(_c(a, dtype), _c(b, dtype))
+
+
+def _lerp(a, b, w):
+    # PyTorch's two-sided formula, exact at both ends
+    return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+
+@op("lerp", grad_fn="LerpBackward0", scalar_slots=False)
+def lerp_scalar(a, b, weight, *, dtype):
+    return _lerp(_c(a, dtype), _c(b, dtype), _c(weight, dtype))
+
+
+@op("lerp_tensor", grad_fn="LerpBackward1")
+def lerp_tensor(a, b, weight, *, dtype):
+    return _lerp(_c(a, dtype), _c(b, dtype), _c(weight, dtype))
+
+
+@op("logaddexp")
+def logaddexp(a, b, *, dtype):
+    return jnp.logaddexp(_c(a, dtype), _c(b, dtype))
+
+
+@op("logaddexp2", grad_fn="Logaddexp2Backward0")
+def logaddexp2(a, b, *, dtype):
+    return jnp.logaddexp2(_c(a, dtype), _c(b, dtype))
+
+
+@jax.custom_jvp
+def _copysign(a, b):
+    return jnp.copysign(a, b)
+
+
+@_copysign.defjvp
+def _copysign_jvp(primals, tangents):
+    # PyTorch: d/da is out / a with 0 where a == 0; b gets no gradient
+    a, b = primals
+    da, _ = tangents
+    out = jnp.copysign(a, b)
+    ratio = jnp.where(a == 0, jnp.zeros_like(a), out / jnp.where(a == 0, jnp.ones_like(a), a))
+    return out, ratio * da
+
+
+@op("copysign")
+def copysign(a, b, *, dtype):
+    return _copysign(_c(a, dtype), _c(b, dtype))
+
+
+@op("copysign_scalar", grad_fn="CopysignBackward1", scalar_slots=False)
+def copysign_scalar(a, b, *, dtype):
+    return _copysign(_c(a, dtype), _c(b, dtype))
+
+
+@op("ldexp")
+def ldexp(a, b, *, dtype):
+    return _c(a, dtype) * jnp.exp2(_c(b, dtype))
+
+
+@op("nextafter", differentiable=False)
+def nextafter(a, b, *, dtype):
+    return jnp.nextafter(_c(a, dtype), _c(b, dtype))
+
+
+@op("heaviside", differentiable=False)
+def heaviside(a, b, *, dtype):
+    a, b = _c(a, dtype), _c(b, dtype)
+    return jnp.where(a == 0, b, (a > 0).astype(dtype))
+
+
+@op("addcmul")
+def addcmul(x, t1, t2, *, dtype, value):
+    # the number is cast to the result dtype first (0.5 is 0 for integers), as PyTorch
+    return _c(x, dtype) + _c(value, dtype) * _c(t1, dtype) * _c(t2, dtype)
+
+
+@op("addcdiv")
+def addcdiv(x, t1, t2, *, dtype, value):
+    return _c(x, dtype) + _c(value, dtype) * (_c(t1, dtype) / _c(t2, dtype))
+
+
+def _int_binary(name, fn):
+    def int_binary(a, b, *, dtype):
         return fn(_c(a, dtype), _c(b, dtype))
-    compare.__name__ = name
-    return op(name, differentiable=False)(compare)
+    int_binary.__name__ = name
+    return op(name, differentiable=False)(int_binary)
 
 
-eq = _compare("eq", jnp.equal)
-ne = _compare("ne", jnp.not_equal)
-lt = _compare("lt", jnp.less)
-le = _compare("le", jnp.less_equal)
-gt = _compare("gt", jnp.greater)
-ge = _compare("ge", jnp.greater_equal)
-logical_and = _compare("logical_and", jnp.logical_and)
-logical_or = _compare("logical_or", jnp.logical_or)
-logical_xor = _compare("logical_xor", jnp.logical_xor)
-bitwise_and = _compare("bitwise_and", jnp.bitwise_and)
-bitwise_or = _compare("bitwise_or", jnp.bitwise_or)
-bitwise_xor = _compare("bitwise_xor", jnp.bitwise_xor)
+gcd = _int_binary("gcd", jnp.gcd)
+lcm = _int_binary("lcm", jnp.lcm)
 
 
-@op("isclose", differentiable=False)
-def isclose(a, b, *, dtype, rtol, atol, equal_nan):
-    return jnp.isclose(_c(a, dtype), _c(b, dtype), rtol=rtol, atol=atol, equal_nan=equal_nan)
+# ---------------------------------------------------------------- Tensor-Scalar arithmetic
+# PyTorch's C++ composites (losses, distances) call the Scalar overloads, whose nodes print
+# AddBackward1, SubBackward1, MulBackward1, DivBackward1 and have no slot for the number.
+
+@op("add_scalar", grad_fn="AddBackward1", saves="none", scalar_slots=False)
+def add_scalar(x, *, other):
+    return x + jnp.asarray(other, x.dtype)
 
 
-@op("logical_not", differentiable=False)
-def logical_not(x):
-    return jnp.logical_not(x)
+@op("sub_scalar", grad_fn="SubBackward1", saves="none", scalar_slots=False)
+def sub_scalar(x, *, other):
+    return x - jnp.asarray(other, x.dtype)
 
 
-@op("bitwise_not", differentiable=False)
-def bitwise_not(x):
-    return jnp.invert(x)
+@op("mul_scalar", grad_fn="MulBackward1", saves="none", scalar_slots=False)
+def mul_scalar(x, *, other):
+    return x * jnp.asarray(other, x.dtype)
 
 
-@op("isnan", differentiable=False)
-def isnan(x):
-    return jnp.isnan(x)
+@op("div_scalar", grad_fn="DivBackward1", saves="none", scalar_slots=False)
+def div_scalar(x, *, other):
+    return x / jnp.asarray(other, x.dtype)
 
 
-@op("isinf", differentiable=False)
-def isinf(x):
-    return jnp.isinf(x)
+# The composites trapezoid, gradient and cov call them too, but there the number promotes
+# (an integer tensor times 0.5 is float), as the Scalar overloads do; same node names.
+
+@op("mul_scalar_promoting", grad_fn="MulBackward1", saves="none", scalar_slots=False)
+def mul_scalar_promoting(x, *, other, dtype):
+    return x.astype(dtype) * jnp.asarray(other, dtype)
 
 
-@op("isfinite", differentiable=False)
-def isfinite(x):
-    return jnp.isfinite(x)
+@op("div_scalar_promoting", grad_fn="DivBackward1", saves="none", scalar_slots=False)
+def div_scalar_promoting(x, *, other, dtype):
+    return x.astype(dtype) / jnp.asarray(other, dtype)
 
 
 # ---------------------------------------------------------------- unary
@@ -216,7 +343,6 @@ def _unary(name, fn, saves="inputs", grad_fn=None):
     return op(name, saves=saves, grad_fn=grad_fn)(unary)
 
 
-neg = _unary("neg", jnp.negative, saves="none")
 @jax.custom_jvp
 def _abs(x):
     return jnp.abs(x)
@@ -229,6 +355,7 @@ def _abs_jvp(primals, tangents):
     return jnp.abs(x), jnp.sign(x) * t
 
 
+neg = _unary("neg", jnp.negative, saves="none")
 abs_ = _unary("abs", lambda x: _abs(x) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.abs(x))
 exp = _unary("exp", jnp.exp, saves="output")
 exp2 = _unary("exp2", jnp.exp2, saves="output")
@@ -254,17 +381,17 @@ atanh = _unary("atanh", jnp.arctanh)
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, saves="output")
 relu = _unary("relu", jax.nn.relu, saves="output")
 reciprocal = _unary("reciprocal", jnp.reciprocal, saves="output")
-erf = _unary("erf", jax.scipy.special.erf)
-erfc = _unary("erfc", jax.scipy.special.erfc)
-erfinv = _unary("erfinv", jax.scipy.special.erfinv, saves="output")
 floor = _unary("floor", jnp.floor, saves="none")
 ceil = _unary("ceil", jnp.ceil, saves="none")
 trunc = _unary("trunc", jnp.trunc, saves="none")
 frac = _unary("frac", lambda x: x - jnp.trunc(x), saves="none")
 sign = _unary("sign", lambda x: x if x.dtype == bool else jnp.sign(x), saves="none")
 square = _unary("square", jnp.square, grad_fn="PowBackward0")
-lgamma = _unary("lgamma", jax.scipy.special.gammaln)
-digamma = _unary("digamma", lambda x: jnp.where(x == 0, -jnp.inf, jax.scipy.special.digamma(x)))
+deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(jnp.pi / 180, x.dtype), saves="none",
+                 grad_fn="Deg2RadBackward0")
+rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / jnp.pi, x.dtype), saves="none",
+                 grad_fn="Rad2DegBackward0")
+sgn = _unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x), saves="none")
 
 
 @op("round", saves="none")
@@ -274,6 +401,45 @@ def round_(x, *, dtype, decimals=0):
         return jnp.round(x)
     return jnp.round(x, decimals)
 
+
+@op("round_decimals", grad_fn="RoundBackward1", saves="none")
+def round_decimals(x, *, dtype, decimals):
+    # PyTorch scales by 10**decimals, rounds half to even and scales back
+    x = _c(x, dtype)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return x
+    if decimals >= 0:
+        scale = jnp.asarray(10.0 ** decimals, x.dtype)
+        return jnp.round(x * scale) / scale
+    scale = jnp.asarray(10.0 ** -decimals, x.dtype)
+    return jnp.round(x / scale) * scale
+
+
+@op("nan_to_num", grad_fn="NanToNumBackward0")
+def nan_to_num(x, *, dtype, nan, posinf, neginf):
+    # the gradient is 1 where x is finite and 0 where it was replaced, as in PyTorch
+    x = _c(x, dtype)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x
+    info = jnp.finfo(x.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    out = jnp.where(jnp.isnan(x), jnp.asarray(nan, x.dtype), x)
+    out = jnp.where(x == jnp.inf, jnp.asarray(hi, x.dtype), out)
+    return jnp.where(x == -jnp.inf, jnp.asarray(lo, x.dtype), out)
+
+
+@op("frexp", grad_fn="FrexpBackward0")
+def frexp(x):
+    """``(mantissa, exponent)`` with ``x = mantissa * 2**exponent``; the mantissa's derivative
+    is ``2**-exponent`` (PyTorch's ``grad / exponent.exp2()``)."""
+    frozen = lax.stop_gradient(x)
+    mantissa, exponent = jnp.frexp(frozen)
+    scale = jnp.exp2(-exponent.astype(x.dtype))
+    return mantissa + (x - frozen) * scale, exponent.astype(jnp.int32)
+
+
+# ---------------------------------------------------------------- clamps
 
 @op("clamp", grad_fn="ClampBackward1", scalar_slots=False)
 def clamp(x, lo, hi, *, dtype):
@@ -294,6 +460,61 @@ def clamp(x, lo, hi, *, dtype):
     return jnp.where(inside, x, lax.stop_gradient(clipped))
 
 
+@op("clamp_tensor", grad_fn="ClampBackward0")
+def clamp_tensor(x, lo, hi, *, dtype, has_lo, has_hi):
+    """``clamp`` with tensor bounds; an absent bound is passed as 0 with ``has_*`` False.
+
+    PyTorch routes the gradient to x where ``lo <= x <= hi``, to lo where ``x < lo < hi`` and
+    to hi where ``x > hi`` or ``hi < lo``; ``where`` does the routing here.
+    """
+    x = _c(x, dtype)
+    lo = _c(lo, dtype)
+    hi = _c(hi, dtype)
+    if has_lo and has_hi:
+        value = jnp.minimum(jnp.maximum(x, lo), hi)
+        x_in = (x >= lo) & (x <= hi)
+        to_lo = (x < lo) & (lo < hi)
+        to_hi = (x > hi) | (hi < lo)
+        return jnp.where(x_in, x, jnp.where(to_lo, lo, jnp.where(to_hi, hi, lax.stop_gradient(value))))
+    if has_lo:
+        return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
+    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
+
+
+def _clamp_one(x, bound, value, keep):
+    # x's gradient where it is kept (the bound is inclusive), the bound's elsewhere; NaN in x
+    # propagates through ``value``
+    return jnp.where(keep, x, jnp.where(jnp.isnan(x), lax.stop_gradient(value), bound))
+
+
+@op("clamp_min_tensor", grad_fn="ClampMinBackward1")
+def clamp_min_tensor(x, lo, *, dtype):
+    x, lo = _c(x, dtype), _c(lo, dtype)
+    return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
+
+
+@op("clamp_max_tensor", grad_fn="ClampMaxBackward1")
+def clamp_max_tensor(x, hi, *, dtype):
+    x, hi = _c(x, dtype), _c(hi, dtype)
+    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
+
+
+@op("clamp_min", grad_fn="ClampMinBackward0", scalar_slots=False)
+def clamp_min(x, lo, *, dtype):
+    x = _c(x, dtype)
+    lo = lax.stop_gradient(jnp.broadcast_to(_c(lo, dtype), x.shape))
+    return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
+
+
+@op("clamp_max", grad_fn="ClampMaxBackward0", scalar_slots=False)
+def clamp_max(x, hi, *, dtype):
+    x = _c(x, dtype)
+    hi = lax.stop_gradient(jnp.broadcast_to(_c(hi, dtype), x.shape))
+    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
+
+
+# ---------------------------------------------------------------- where, copies and fills
+
 @op("where", no_slot=(0,))
 def where(cond, a, b, *, dtype):
     return jnp.where(cond, _c(a, dtype), _c(b, dtype))
@@ -307,6 +528,12 @@ def to_copy(x, *, dtype):
 @op("clone", saves="none")
 def clone(x):
     return jnp.array(x, copy=True)
+
+
+@op("copy_into", grad_fn="CopyBackwards", saves="none")
+def copy_into(dst, src):
+    """``dst`` overwritten by ``src`` (``dst`` gets a zero gradient): ``clone().copy_(src)``."""
+    return jnp.broadcast_to(src, dst.shape).astype(dst.dtype)
 
 
 @op("fill", grad_fn="FillBackward2", saves="none", scalar_slots=False)

@@ -1,11 +1,15 @@
-"""Indexing ops: gather/scatter, index_* along a dim, masked select/scatter, take, and the
-copying rearrangements (roll, rot90, tril/triu, diag_embed, block_diag).
+"""Indexing ops: gather/scatter, index_* along a dim, masked select/scatter, take and put,
+advanced indexing (``x[idx]`` and its write), and writing into a slice out of place
+(select/slice/diagonal_scatter).
 
 Index arrays are positional but never differentiated (``no_slot``). Ops whose output size
 depends on data (masked_select) receive the positions the host computed, so they run inside
 ``jit`` only with those positions given.
 """
 
+import functools
+
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -222,76 +226,98 @@ def take(x, index):
     return flat[jnp.where(index < 0, index + flat.shape[0], index)]
 
 
-# ---------------------------------------------------------------- rearrangements
-
-@op("roll", saves="none")
-def roll(x, *, shifts, dims):
-    if dims is None:
-        return jnp.roll(x.reshape(-1), shifts).reshape(x.shape)
-    return jnp.roll(x, shifts, dims)
-
-
-@op("rot90", grad_fn="Rot90Backward0", saves="none")
-def rot90(x, *, k, dims):
-    return jnp.rot90(x, k, dims)
-
-
-@op("tril", saves="none")
-def tril(x, *, diagonal):
-    return jnp.tril(x, diagonal)
+@op("put", grad_fn="PutBackward0", no_slot=(1,))
+def put(x, index, source, *, accumulate):
+    """``x`` read as 1-D with ``source`` written (or added) at ``index`` (negative from the end)."""
+    flat = x.reshape(-1)
+    idx = jnp.where(index < 0, index + flat.shape[0], index).reshape(-1)
+    values = source.reshape(-1).astype(x.dtype)
+    if not accumulate:
+        out = flat.at[idx].set(values)
+    elif x.dtype == jnp.bool_:
+        out = flat.at[idx].max(values)      # bool addition saturates at True
+    else:
+        out = flat.at[idx].add(values)
+    return out.reshape(x.shape)
 
 
-@op("triu", saves="none")
-def triu(x, *, diagonal):
-    return jnp.triu(x, diagonal)
+# ---------------------------------------------------------------- advanced indexing
+
+@op("index", saves="none", no_slot=(1,), scalar_slots=False)
+def index(x, indices, *, spec):
+    """Advanced indexing: ``spec`` says where each array in ``indices`` goes among basic parts."""
+    return x[_build_key(spec, indices)]
 
 
-@op("diag_embed", grad_fn="DiagEmbedBackward0", saves="none")
-def diag_embed(x, *, offset, dim1, dim2):
-    """``x``'s last dim written on diagonal ``offset`` of a new matrix at dims (dim1, dim2)."""
-    m = x.shape[-1]
-    n = m + abs(offset)
-    idx = jnp.arange(m)
-    rows = idx + max(-offset, 0)
-    cols = idx + max(offset, 0)
-    out = jnp.zeros(x.shape[:-1] + (n, n), x.dtype).at[..., rows, cols].set(x)
-    return jnp.moveaxis(out, (-2, -1), (dim1, dim2))
+def _build_key(spec, indices):
+    key = []
+    it = iter(indices)
+    for part in spec:
+        if part == "array":
+            key.append(next(it))
+        elif isinstance(part, tuple):
+            key.append(slice(*part[1:]))
+        else:
+            key.append(part)
+    return tuple(key)
 
 
-@op("diag", grad_fn="DiagonalBackward0_copy", saves="none")
-def diag(x, *, offset):
-    return jnp.diagonal(x, offset)
+@op("index_put", grad_fn="IndexPutBackward0", saves="none", no_slot=(1,))
+def index_put(x, indices, value, *, spec, accumulate):
+    key = _build_key(spec, indices)
+    value = jnp.asarray(value, x.dtype)
+    if accumulate:
+        return x.at[key].add(value)
+    return _put(x, indices, value, spec)
 
 
-@op("block_diag", grad_fn="BlockDiagBackward0", saves="none")
-def block_diag(*xs, dtype):
-    xs = [x.reshape(1, -1) if x.ndim < 2 else x for x in xs]
-    rows = sum(x.shape[0] for x in xs)
-    cols = sum(x.shape[1] for x in xs)
-    out = jnp.zeros((rows, cols), dtype)
-    r = c = 0
-    for x in xs:
-        out = lax.dynamic_update_slice(out, x.astype(dtype), (r, c))
-        r += x.shape[0]
-        c += x.shape[1]
-    return out
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def _put(x, indices, value, spec):
+    return x.at[_build_key(spec, indices)].set(value)
 
 
-@op("cdist")
-def cdist(x1, x2, *, p):
-    diff = x1[..., :, None, :] - x2[..., None, :, :]
-    return _safe_pnorm(diff, p)
+def _put_fwd(x, indices, value, spec):
+    return _put(x, indices, value, spec), (indices, value)
 
 
-def _safe_pnorm(diff, p):
-    # the gradient at a zero distance is 0, as in PyTorch
-    ad = jnp.abs(diff)
-    if p == 0:
-        return jnp.sum((diff != 0).astype(diff.dtype), axis=-1)
-    if p == float("inf"):
-        return jnp.max(ad, axis=-1, initial=0.0)
-    if p == 1:
-        return jnp.sum(ad, axis=-1)
-    total = jnp.sum(ad ** p, axis=-1)
-    zero = total == 0
-    return jnp.where(zero, 0.0, jnp.where(zero, 1.0, total) ** (1.0 / p)).astype(diff.dtype)
+def _put_bwd(spec, residuals, g):
+    # PyTorch's IndexPutBackward0: the value's gradient gathers the output's at every index,
+    # duplicates included (JAX's own rule credits only the write that lands)
+    indices, value = residuals
+    key = _build_key(spec, indices)
+    gv = g[key]
+    lead = gv.ndim - value.ndim
+    dims = tuple(range(lead)) + tuple(lead + d for d, n in enumerate(value.shape) if n == 1 and gv.shape[lead + d] != 1)
+    gv = jnp.sum(gv, axis=dims, keepdims=True).reshape(value.shape) if dims else gv.reshape(value.shape)
+    return g.at[key].set(0), None, gv
+
+
+_put.defvjp(_put_fwd, _put_bwd)
+
+
+# ---------------------------------------------------------------- writing into a slice (out of place)
+
+@op("select_scatter", grad_fn="SelectScatterBackward0", saves="none")
+def select_scatter(x, src, *, dim, index):
+    idx = [slice(None)] * x.ndim
+    idx[dim] = index
+    return x.at[tuple(idx)].set(src.astype(x.dtype))
+
+
+@op("slice_scatter", grad_fn="SliceScatterBackward0", saves="none")
+def slice_scatter(x, src, *, dim, start, end, step):
+    idx = [slice(None)] * x.ndim
+    idx[dim] = slice(start, end, step)
+    return x.at[tuple(idx)].set(src.astype(x.dtype))
+
+
+@op("diagonal_scatter", grad_fn="DiagonalScatterBackward0", saves="none")
+def diagonal_scatter(x, src, *, offset, dim1, dim2):
+    n1, n2 = x.shape[dim1], x.shape[dim2]
+    size = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
+    i = jnp.arange(size) - min(offset, 0)
+    j = jnp.arange(size) + max(offset, 0)
+    # move the two dims last so the diagonal is the last axis of src, as PyTorch's diagonal()
+    moved = jnp.moveaxis(x, (dim1, dim2), (-2, -1))
+    moved = moved.at[..., i, j].set(src.astype(x.dtype))
+    return jnp.moveaxis(moved, (-2, -1), (dim1, dim2))

@@ -1,45 +1,245 @@
-"""Matrix products."""
+"""Linear algebra ops: inverses, determinants, solves, decompositions, pseudo-inverse and
+least squares. All act on the last two dims and batch over the rest.
 
+Decompositions that read one triangle of a symmetric input (cholesky, eigh) give PyTorch's
+symmetric gradient: the input passes through ``_sym_grad``, which keeps its value and
+symmetrizes what flows back. Matrix products live in ``products.py``.
+"""
+
+import functools
+
+import jax
 import jax.numpy as jnp
+from jax import lax
+from jax.scipy import linalg as jsl
 
 from .registry import op
 
 
-@op("dot")
-def dot(a, b):
-    return jnp.dot(a, b)
+def _mT(x):
+    return jnp.swapaxes(x, -1, -2)
 
 
-@op("mv")
-def mv(a, b):
-    return a @ b
+def _sym_grad(a):
+    """``a`` unchanged, with the gradient that reaches it made symmetric."""
+    sym = (a + _mT(a)) / 2
+    return lax.stop_gradient(a) + (sym - lax.stop_gradient(sym))
 
 
-@op("mm")
-def mm(a, b):
-    return a @ b
+# ---------------------------------------------------------------- inverses and solves
+
+@op("inv", grad_fn="LinalgInvExBackward0", saves="output")
+def inv(a):
+    return jnp.linalg.inv(a)
 
 
-@op("bmm")
-def bmm(a, b):
-    return a @ b
+@op("det", grad_fn="LinalgDetBackward0")
+def det(a):
+    return jnp.linalg.det(a)
 
 
-@op("matmul", grad_fn="UnsafeViewBackward0")
-def matmul(a, b):
-    return jnp.matmul(a, b)
+@op("slogdet", grad_fn="LinalgSlogdetBackward0")
+def slogdet(a):
+    sign, logabs = jnp.linalg.slogdet(a)
+    return lax.stop_gradient(sign), logabs
 
 
-@op("squeeze_copy", grad_fn="SqueezeBackward4", saves="none")
-def squeeze_copy(x, *, dim):
-    return jnp.squeeze(x, dim)
+@op("solve", grad_fn="LinalgSolveExBackward0")
+def solve(a, b, *, left, vector):
+    if not left:
+        a = _mT(a)
+        b = b if vector else _mT(b)
+    if vector:
+        out = jnp.linalg.solve(a, b[..., None])[..., 0]
+    else:
+        a_b = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        out = jnp.linalg.solve(jnp.broadcast_to(a, a_b + a.shape[-2:]), jnp.broadcast_to(b, a_b + b.shape[-2:]))
+    return out if left or vector else _mT(out)
 
 
-@op("addmm")
-def addmm(bias, a, b, *, beta, alpha):
-    return beta * bias + alpha * (a @ b)
+@op("solve_triangular", grad_fn="LinalgSolveTriangularBackward0")
+def solve_triangular(a, b, *, upper, left, unitriangular):
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    # only the named triangle is read, so only it gets a gradient
+    a = jnp.triu(a) if upper else jnp.tril(a)
+    return lax.linalg.triangular_solve(a, b, left_side=left, lower=not upper, transpose_a=False,
+                                       unit_diagonal=unitriangular)
 
 
-@op("outer", grad_fn="MulBackward0")
-def outer(a, b):
-    return jnp.outer(a, b)
+@op("matrix_exp", grad_fn="LinalgMatrixExpBackward0")
+def matrix_exp(a):
+    return jsl.expm(a)
+
+
+# ---------------------------------------------------------------- decompositions
+
+@op("cholesky", grad_fn="LinalgCholeskyExBackward0", saves="output")
+def cholesky(a, *, upper):
+    lower = jnp.linalg.cholesky(_sym_grad(a), symmetrize_input=False)
+    return _mT(lower) if upper else lower
+
+
+@op("qr", grad_fn="LinalgQrBackward0")
+def qr(a, *, mode):
+    if mode == "r":
+        return jnp.zeros(a.shape[:-2] + (0,), a.dtype), jnp.linalg.qr(a, mode="r")
+    return tuple(jnp.linalg.qr(a, mode=mode))
+
+
+@op("svd", grad_fn="LinalgSvdBackward0")
+def svd(a, *, full_matrices):
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    if not full_matrices or a.shape[-1] == a.shape[-2]:
+        return u, s, vh
+    # the extra singular vectors get no gradient (PyTorch ignores them in backward too)
+    k = s.shape[-1]
+    uf, _, vhf = jnp.linalg.svd(lax.stop_gradient(a), full_matrices=True)
+    return (jnp.concatenate([u, uf[..., k:]], axis=-1), s, jnp.concatenate([vh, vhf[..., k:, :]], axis=-2))
+
+
+@op("svdvals", grad_fn="LinalgSvdBackward0")
+def svdvals(a):
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+@op("eigh", grad_fn="LinalgEighBackward0")
+def eigh(a, *, upper):
+    w, v = jnp.linalg.eigh(_sym_grad(a), UPLO="U" if upper else "L", symmetrize_input=False)
+    return w, v
+
+
+@op("eigvalsh", grad_fn="LinalgEighBackward0")
+def eigvalsh(a, *, upper):
+    return eigh.fn(a, upper=upper)[0]
+
+
+def _tolerance(s, shape, atol, rtol):
+    smax = jnp.max(s, axis=-1, keepdims=True) if s.shape[-1] else jnp.zeros(s.shape[:-1] + (1,), s.dtype)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else jnp.finfo(s.dtype).eps * max(shape[-2:])
+    return jnp.maximum(0.0 if atol is None else atol, rtol * smax)
+
+
+@op("pinv", grad_fn="LinalgPinvBackward0")
+def pinv(a, *, atol, rtol, hermitian):
+    if atol is None:
+        r = jnp.finfo(a.dtype).eps * max(a.shape[-2:]) if rtol is None else rtol
+        return jnp.linalg.pinv(a, rtol=r, hermitian=hermitian)
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    keep = s > _tolerance(lax.stop_gradient(s), a.shape, atol, rtol)
+    inv_s = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)
+    return _mT(vh) @ (inv_s[..., :, None] * _mT(u))
+
+
+@op("matrix_rank", differentiable=False)
+def matrix_rank(a, *, atol, rtol, hermitian):
+    s = jnp.abs(jnp.linalg.eigvalsh(a)) if hermitian else jnp.linalg.svd(a, compute_uv=False)
+    return jnp.sum(s > _tolerance(s, a.shape, atol, rtol), axis=-1).astype(jnp.int64)
+
+
+@op("lstsq", grad_fn="LinalgLstsqBackward0")
+def lstsq(a, b, *, rcond, vector, with_residuals):
+    """``(solution, residuals)``: residuals are empty unless the driver computes them
+    (gelsd/gelss) and A is tall; NaN marks a rank-deficient A (the caller empties them)."""
+    bm = b[..., None] if vector else b
+    x = jnp.linalg.pinv(a, rtol=rcond) @ bm
+    m, n = a.shape[-2:]
+    if with_residuals and m > n:
+        s = jnp.linalg.svd(lax.stop_gradient(a), compute_uv=False)
+        rank = jnp.sum(s > rcond * jnp.max(s, axis=-1, keepdims=True), axis=-1)
+        residuals = jnp.sum((a @ x - bm) ** 2, axis=-2)
+        residuals = jnp.where(jnp.all(rank == n), residuals, jnp.nan)
+    else:
+        residuals = jnp.zeros((0,), a.dtype)
+    return (x[..., 0] if vector else x), residuals
+
+
+@op("lstsq_info", differentiable=False)
+def lstsq_info(a, *, rcond, with_singular_values):
+    """``(rank, singular_values)`` of lstsq (no gradient; empty values unless computed)."""
+    s = jnp.linalg.svd(a, compute_uv=False)
+    rank = jnp.sum(s > rcond * jnp.max(s, axis=-1, keepdims=True), axis=-1).astype(jnp.int64)
+    return rank, s if with_singular_values else jnp.zeros((0,), a.dtype)
+
+
+# ---------------------------------------------------------------- legacy Cholesky ops
+
+def _tri(L, upper):
+    return jnp.triu(L) if upper else jnp.tril(L)
+
+
+def _mH(a):
+    return jnp.conj(jnp.swapaxes(a, -1, -2))
+
+
+def _cho_solve(B, L, upper):
+    """``A X = B`` with ``A = L L^H`` (or ``U^H U``), reading one triangle of the factor."""
+    T = _tri(L, upper)
+    lower = _mH(T) if upper else T
+    y = jax.scipy.linalg.solve_triangular(lower, B, lower=True)
+    return jax.scipy.linalg.solve_triangular(_mH(lower), y, lower=False)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _cholesky_solve(B, L, upper):
+    return _cho_solve(B, L, upper)
+
+
+def _cholesky_solve_fwd(B, L, upper):
+    X = _cho_solve(B, L, upper)
+    return X, (X, L)
+
+
+def _cholesky_solve_bwd(upper, res, g):
+    # PyTorch's formula: gB = A^-1 g; gL = -(gB X^H + X gB^H) L (or -U (...) when upper), dense
+    X, L = res
+    gB = _cho_solve(g, L, upper)
+    common = gB @ _mH(X)
+    common = common + _mH(common)
+    gL = -(L @ common) if upper else -(common @ L)
+    return gB, gL
+
+
+_cholesky_solve.defvjp(_cholesky_solve_fwd, _cholesky_solve_bwd)
+
+
+@op("cholesky_solve", grad_fn="CholeskySolveBackward0")
+def cholesky_solve(B, L, *, upper):
+    return _cholesky_solve(B, L, upper)
+
+
+def _cho_inverse(L, upper):
+    eye = jnp.broadcast_to(jnp.eye(L.shape[-1], dtype=L.dtype), L.shape)
+    return _cho_solve(eye, L, upper)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _cholesky_inverse(L, upper):
+    return _cho_inverse(L, upper)
+
+
+def _cholesky_inverse_fwd(L, upper):
+    R = _cho_inverse(L, upper)
+    return R, (R, L)
+
+
+def _cholesky_inverse_bwd(upper, res, g):
+    # PyTorch's formula: gL = -R (g + g^H) R L (or -U R (g + g^H) R when upper)
+    R, L = res
+    common = R @ (g + _mH(g)) @ R
+    return (-(L @ common) if upper else -(common @ L)),
+
+
+_cholesky_inverse.defvjp(_cholesky_inverse_fwd, _cholesky_inverse_bwd)
+
+
+@op("cholesky_inverse", grad_fn="CholeskyInverseBackward0")
+def cholesky_inverse(L, *, upper):
+    return _cholesky_inverse(L, upper)
+
+
+@op("cholesky_legacy", grad_fn="CholeskyBackward0", saves="output")
+def cholesky_legacy(a, *, upper):
+    return cholesky.fn(a, upper=upper)

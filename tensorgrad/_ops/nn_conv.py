@@ -330,3 +330,24 @@ for _mode, _names in {"nearest": ("Nearest1D", "Nearest2D", "Nearest3D"),
         if _name is not None:
             RESAMPLE[_mode, _nd] = op("upsample_" + _name.lower(), grad_fn=f"Upsample{_name}Backward0",
                                       saves="none")(_resample)
+
+
+# ---------------------------------------------------------------- pixel shuffle
+
+@op("pixel_shuffle", grad_fn="PixelShuffleBackward0", saves="none")
+def pixel_shuffle(x, *, r):
+    *lead, c, h, w = x.shape
+    oc = c // (r * r)
+    y = x.reshape(tuple(lead) + (oc, r, r, h, w))
+    k = len(lead)
+    y = jnp.transpose(y, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return y.reshape(tuple(lead) + (oc, h * r, w * r))
+
+
+@op("pixel_unshuffle", grad_fn="PixelUnshuffleBackward0", saves="none")
+def pixel_unshuffle(x, *, r):
+    *lead, c, h, w = x.shape
+    k = len(lead)
+    y = x.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    y = jnp.transpose(y, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return y.reshape(tuple(lead) + (c * r * r, h // r, w // r))

@@ -1,8 +1,8 @@
 """Loss ops that PyTorch runs as single kernels (each with its own backward node).
 
 ``reduction`` is ``"none"``, ``"mean"`` or ``"sum"``. Losses that PyTorch composes from
-ordinary ops (l1, cross entropy, kl_div, the margin losses) are composed in
-``tensorgrad/nn/_functional/loss.py`` and record PyTorch's chain of nodes.
+ordinary ops (l1, cross entropy, kl_div, the ranking, embedding and triplet margin losses) are
+composed in ``tensorgrad/nn/_functional/loss*.py`` and record PyTorch's chain of nodes.
 """
 
 import jax
@@ -108,3 +108,51 @@ def binary_cross_entropy_with_logits(x, target, weight, pos_weight, *, reduction
     if weight.shape[0]:
         loss = loss * weight
     return reduce(loss, reduction)
+
+
+# ---------------------------------------------------------------- margin losses
+
+@op("soft_margin_loss", grad_fn="SoftMarginLossBackward0", no_slot=(1,))
+def soft_margin_loss(x, target, *, reduction):
+    # computed in the input's dtype (PyTorch writes into an input-typed output)
+    t = jnp.broadcast_to(target, x.shape).astype(x.dtype)
+    return reduce(jnp.log1p(jnp.exp(-x * t)), reduction).astype(x.dtype)
+
+
+def _hinge(z):
+    # the gradient passes only where z > 0, as PyTorch's kernels
+    return jnp.where(z > 0, z, jnp.zeros_like(z))
+
+
+@op("multilabel_margin_loss", grad_fn="MultilabelMarginLossBackward0", no_slot=(1,))
+def multilabel_margin_loss(x, target, *, reduction, out_shape):
+    """``x`` and ``target`` are (N, C) or (C,); a sample's targets are the entries before its
+    first negative one. ``out_shape`` is the unreduced loss's shape."""
+    c = x.shape[-1] if x.ndim else 1
+    x = x.reshape(-1, c)
+    target = target.reshape(-1, c)
+    valid = jnp.cumprod(target >= 0, axis=-1).astype(bool)
+    safe = jnp.where(valid, target, 0)
+    is_target = jnp.any(jax.nn.one_hot(safe, c, dtype=bool) & valid[..., None], axis=-2)
+    picked = jnp.take_along_axis(x, safe, axis=-1)
+    z = 1 - picked[..., :, None] + x[..., None, :]
+    mask = valid[..., :, None] & ~is_target[..., None, :]
+    loss = jnp.sum(jnp.where(mask, _hinge(z), jnp.zeros_like(z)), axis=(-2, -1)) / c
+    return reduce(loss.reshape(out_shape), reduction)
+
+
+@op("multi_margin_loss", grad_fn="MultiMarginLossBackward0", no_slot=(1, 2))
+def multi_margin_loss(x, target, weight, *, reduction, p, margin, out_shape):
+    """``x`` is (N, C) or (C,), ``target`` holds N class indices; ``weight`` of shape (0,) means
+    no class weights. ``out_shape`` is the unreduced loss's shape."""
+    c = x.shape[-1] if x.ndim else 1
+    x = x.reshape(-1, c)
+    target = target.reshape(-1)
+    picked = jnp.take_along_axis(x, target[:, None], axis=-1)
+    z = _hinge(margin - picked + x)
+    h = z if p == 1 else z * z
+    if weight.shape[0]:
+        h = h * weight[target][:, None]
+    others = jnp.arange(c)[None, :] != target[:, None]
+    loss = jnp.sum(jnp.where(others, h, jnp.zeros_like(h)), axis=-1) / c
+    return reduce(loss.reshape(out_shape), reduction)

@@ -1,9 +1,8 @@
-"""Shape ops that copy: concatenation, stacking, advanced indexing, flips, repeats."""
+"""Shape ops that copy: concatenation, stacking, reshapes, flips, repeats and the copying
+rearrangements (roll, rot90, tril/triu, diag, diag_embed, block_diag)."""
 
-import functools
-
-import jax
 import jax.numpy as jnp
+from jax import lax
 
 from .registry import op
 
@@ -16,58 +15,6 @@ def cat(*xs, dim, dtype):
 @op("stack", saves="none")
 def stack(*xs, dim, dtype):
     return jnp.stack([x.astype(dtype) for x in xs], axis=dim)
-
-
-@op("index", saves="none", no_slot=(1,), scalar_slots=False)
-def index(x, indices, *, spec):
-    """Advanced indexing: ``spec`` says where each array in ``indices`` goes among basic parts."""
-    return x[_build_key(spec, indices)]
-
-
-def _build_key(spec, indices):
-    key = []
-    it = iter(indices)
-    for part in spec:
-        if part == "array":
-            key.append(next(it))
-        elif isinstance(part, tuple):
-            key.append(slice(*part[1:]))
-        else:
-            key.append(part)
-    return tuple(key)
-
-
-@op("index_put", grad_fn="IndexPutBackward0", saves="none", no_slot=(1,))
-def index_put(x, indices, value, *, spec, accumulate):
-    key = _build_key(spec, indices)
-    value = jnp.asarray(value, x.dtype)
-    if accumulate:
-        return x.at[key].add(value)
-    return _put(x, indices, value, spec)
-
-
-@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
-def _put(x, indices, value, spec):
-    return x.at[_build_key(spec, indices)].set(value)
-
-
-def _put_fwd(x, indices, value, spec):
-    return _put(x, indices, value, spec), (indices, value)
-
-
-def _put_bwd(spec, residuals, g):
-    # PyTorch's IndexPutBackward0: the value's gradient gathers the output's at every index,
-    # duplicates included (JAX's own rule credits only the write that lands)
-    indices, value = residuals
-    key = _build_key(spec, indices)
-    gv = g[key]
-    lead = gv.ndim - value.ndim
-    dims = tuple(range(lead)) + tuple(lead + d for d, n in enumerate(value.shape) if n == 1 and gv.shape[lead + d] != 1)
-    gv = jnp.sum(gv, axis=dims, keepdims=True).reshape(value.shape) if dims else gv.reshape(value.shape)
-    return g.at[key].set(0), None, gv
-
-
-_put.defvjp(_put_fwd, _put_bwd)
 
 
 @op("reshape_copy", grad_fn="UnsafeViewBackward0", saves="none")
@@ -87,6 +34,11 @@ def transpose_copy(x, *, dim0, dim1):
     return jnp.swapaxes(x, dim0, dim1)
 
 
+@op("squeeze_copy", grad_fn="SqueezeBackward4", saves="none")
+def squeeze_copy(x, *, dim):
+    return jnp.squeeze(x, dim)
+
+
 @op("flip", saves="none")
 def flip(x, *, dims):
     return jnp.flip(x, dims)
@@ -96,3 +48,58 @@ def flip(x, *, dims):
 def repeat(x, *, repeats):
     extra = len(repeats) - x.ndim
     return jnp.tile(x.reshape((1,) * extra + x.shape), repeats)
+
+
+# ---------------------------------------------------------------- rearrangements
+
+@op("roll", saves="none")
+def roll(x, *, shifts, dims):
+    if dims is None:
+        return jnp.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return jnp.roll(x, shifts, dims)
+
+
+@op("rot90", grad_fn="Rot90Backward0", saves="none")
+def rot90(x, *, k, dims):
+    return jnp.rot90(x, k, dims)
+
+
+@op("tril", saves="none")
+def tril(x, *, diagonal):
+    return jnp.tril(x, diagonal)
+
+
+@op("triu", saves="none")
+def triu(x, *, diagonal):
+    return jnp.triu(x, diagonal)
+
+
+@op("diag_embed", grad_fn="DiagEmbedBackward0", saves="none")
+def diag_embed(x, *, offset, dim1, dim2):
+    """``x``'s last dim written on diagonal ``offset`` of a new matrix at dims (dim1, dim2)."""
+    m = x.shape[-1]
+    n = m + abs(offset)
+    idx = jnp.arange(m)
+    rows = idx + max(-offset, 0)
+    cols = idx + max(offset, 0)
+    out = jnp.zeros(x.shape[:-1] + (n, n), x.dtype).at[..., rows, cols].set(x)
+    return jnp.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+@op("diag", grad_fn="DiagonalBackward0_copy", saves="none")
+def diag(x, *, offset):
+    return jnp.diagonal(x, offset)
+
+
+@op("block_diag", grad_fn="BlockDiagBackward0", saves="none")
+def block_diag(*xs, dtype):
+    xs = [x.reshape(1, -1) if x.ndim < 2 else x for x in xs]
+    rows = sum(x.shape[0] for x in xs)
+    cols = sum(x.shape[1] for x in xs)
+    out = jnp.zeros((rows, cols), dtype)
+    r = c = 0
+    for x in xs:
+        out = lax.dynamic_update_slice(out, x.astype(dtype), (r, c))
+        r += x.shape[0]
+        c += x.shape[1]
+    return out

@@ -105,6 +105,19 @@ def split_with_sizes(x, *, sizes, dim):
     return split.fn(x, sizes=sizes, dim=dim)
 
 
+@op("unfold", grad_fn="UnfoldBackward0", is_view=True, saves="none")
+def unfold(x, *, dim, size, step):
+    """Windows of ``size`` entries every ``step`` along ``dim``, as a new last axis."""
+    if x.ndim == 0:
+        return jnp.broadcast_to(x, (size,))
+    n = (x.shape[dim] - size) // step + 1
+    starts = jnp.arange(n) * step
+    idx = starts[:, None] + jnp.arange(size)[None, :]          # (n, size)
+    windows = jnp.take(x, idx.reshape(-1), axis=dim)
+    windows = windows.reshape(x.shape[:dim] + (n, size) + x.shape[dim + 1:])
+    return jnp.moveaxis(windows, dim + 1, -1)
+
+
 @op("as_strided", grad_fn="AsStridedBackward0", is_view=True, saves="none", scalar_slots=False)
 def as_strided_view(base, dyns, *, steps):
     """A view rebuilt from its base after the base was written in place."""

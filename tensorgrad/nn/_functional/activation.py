@@ -9,7 +9,7 @@ from ... import _dtype
 from ..._api import creation as C
 from ..._api import math as M
 from ..._api import shape as S
-from ..._ops import nn as N
+from ..._ops import nn_activation as N
 from ..._tensor import apply, _wrap, _wrap_dim
 from ._util import maybe_inplace, not_implemented, require_float
 

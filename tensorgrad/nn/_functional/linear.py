@@ -12,7 +12,8 @@ import numpy as np
 from ... import _dtype
 from ..._api import math as M
 from ..._api import shape as S
-from ..._ops import nn as N
+from ..._ops import elementwise as E
+from ..._ops import nn_linear as N
 from ..._ops import shape as SO
 from ..._tensor import apply, _wrap, _C_TYPE
 from ._util import absent, is_tracer, not_implemented, write_no_grad
@@ -229,8 +230,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         value = _repeat_heads(value, groups)
     length, source = query.shape[-2], key.shape[-2]
     factor = math.sqrt(scale)
-    q = apply(N.mul_scalar, (query,), (factor,))
-    k = apply(N.mul_scalar, (S.transpose(key, -2, -1),), (factor,))
+    q = apply(E.mul_scalar, (query,), (factor,))
+    k = apply(E.mul_scalar, (S.transpose(key, -2, -1),), (factor,))
     attn = _batched_matmul(q, k)
     if is_causal:
         attn_mask = _wrap(jnp.tril(jnp.ones((length, source), bool)))

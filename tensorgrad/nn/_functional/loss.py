@@ -15,8 +15,9 @@ from ..._autograd.grad_mode import is_grad_enabled, no_grad
 from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
-from ..._ops import nn as N
+from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
+from ..._ops import reduction as R
 from ..._tensor import apply, _wrap
 from ._util import is_tracer, not_implemented, or_absent, reduction_of, size_str
 from .activation import log_softmax
@@ -259,8 +260,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = M.sum(smooth) / denom
     elif reduction == "sum":
         smooth = M.sum(smooth)
-    first = apply(N.mul_scalar, (nll,), (1.0 - label_smoothing,))
-    return first + apply(N.mul_scalar, (smooth,), (label_smoothing / classes,))
+    first = apply(E.mul_scalar, (nll,), (1.0 - label_smoothing,))
+    return first + apply(E.mul_scalar, (smooth,), (label_smoothing / classes,))
 
 
 def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing, axis):
@@ -279,7 +280,7 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_s
         prod = prod * _class_shape(input, weight)
     if reduction == "mean":
         n = input.numel() // classes if classes else 0
-        return apply(N.div_scalar, (M.neg(M.sum(prod)),), (float(n),))
+        return apply(E.div_scalar, (M.neg(M.sum(prod)),), (float(n),))
     if reduction == "sum":
         return M.neg(M.sum(prod))
     return M.neg(M.sum(prod, axis))
@@ -391,12 +392,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     dim = target.ndim
     eps = 1e-12
     prod = M.sum(input1 * input2, dim)
-    mag1 = _scalar_op(N.add_scalar, M.sum(input1 * input1, dim), eps)
-    mag2 = _scalar_op(N.add_scalar, M.sum(input2 * input2, dim), eps)
+    mag1 = _scalar_op(E.add_scalar, M.sum(input1 * input1, dim), eps)
+    mag2 = _scalar_op(E.add_scalar, M.sum(input2 * input2, dim), eps)
     cos = prod / M.sqrt(mag1 * mag2)
     zeros = _wrap(jnp.zeros(cos._data.shape, cos._data.dtype))
     pos = _wrap(jnp.ones(cos._data.shape, cos._data.dtype)) - cos
-    neg = X.clamp_min(_scalar_op(N.sub_scalar, cos, margin), 0.0)
+    neg = X.clamp_min(_scalar_op(E.sub_scalar, cos, margin), 0.0)
     out = M.where(M.eq(target, 1), pos, zeros) + M.where(M.eq(target, -1), neg, zeros)
     return _reduce(out, reduction)
 
@@ -409,7 +410,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
             f"{size_str(input1.shape)}, input2: {size_str(input2.shape)}, target: {size_str(target.shape)} ")
     _broadcast_shape(_broadcast_shape(input1.shape, input2.shape), target.shape)
-    out = _scalar_op(N.add_scalar, M.neg(target) * (input1 - input2), margin)
+    out = _scalar_op(E.add_scalar, M.neg(target) * (input1 - input2), margin)
     return _reduce(X.clamp_min(out, 0.0), reduction)
 
 
@@ -417,9 +418,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     """``norm(x1 - x2 + eps, p)`` over the last axis (``NormBackward1``)."""
     nd = max(x1.ndim, x2.ndim)
     d = x1 - x2
-    shifted = _scalar_op(N.add_scalar, d, eps)
+    shifted = _scalar_op(E.add_scalar, d, eps)
     dims = (nd - 1,) if nd else ()
-    return apply(N.norm_dim, (shifted,), (float(p), dims, bool(keepdim)))
+    return apply(R.norm_dim, (shifted,), (float(p), dims, bool(keepdim)))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
@@ -436,7 +437,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = M.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    out = _scalar_op(N.add_scalar, dist_pos, margin) - dist_neg
+    out = _scalar_op(E.add_scalar, dist_pos, margin) - dist_neg
     return _reduce(X.clamp_min(out, 0.0), reduction)
 
 

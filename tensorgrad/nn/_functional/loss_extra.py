@@ -16,7 +16,7 @@ from ..._api import creation as C
 from ..._api import math as M
 from ..._api import shape as S
 from ..._autograd.grad_mode import no_grad
-from ..._ops import extra as E
+from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
 from ._util import is_tracer, not_implemented, or_absent, reduction_of
 from .activation import _check_p, keep_mask, logsigmoid, nothing_to_drop
@@ -109,7 +109,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
                            f"{list(_broadcast_shape(input.shape, target.shape))}")
     _no_grad_argument("soft_margin_loss", "target", target)
-    return apply(E.soft_margin_loss, (input, target), (reduction,))
+    return apply(NL.soft_margin_loss, (input, target), (reduction,))
 
 
 def _check_margin_input(input):
@@ -142,7 +142,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         if np.any(valid & (values >= c)):
             raise RuntimeError("argument #2 'target' is out of range")
     out_shape = tuple(input.shape[:1]) if input.ndim == 2 else ()
-    return apply(E.multilabel_margin_loss, (input, target), (reduction, out_shape))
+    return apply(NL.multilabel_margin_loss, (input, target), (reduction, out_shape))
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -175,7 +175,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if values is not None and np.any((values < 0) | (values >= c)):
         raise RuntimeError("target out of range")
     out_shape = (n,) if input.ndim == 2 else tuple(target.shape)
-    return apply(E.multi_margin_loss, (input, target, or_absent(weight, input.dtype)),
+    return apply(NL.multi_margin_loss, (input, target, or_absent(weight, input.dtype)),
                  (reduction, int(p), float(margin), out_shape))
 
 

@@ -8,7 +8,8 @@ from ... import _dtype
 from ..._api import extra_math as X
 from ..._api import math as M
 from ..._api import shape as S
-from ..._ops import nn as N
+from ..._ops import elementwise as E
+from ..._ops import nn_norm as N
 from ..._tensor import apply, _wrap_dim
 from ._util import not_implemented, or_absent, size_str, write_no_grad
 
@@ -151,7 +152,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = float(jnp.finfo(input._data.dtype).eps)
     dims = tuple(range(-len(shape), 0))
     ms = M.mean(M.pow(input, 2), dims, keepdim=True)
-    out = input * M.rsqrt(apply(N.add_scalar, (ms,), (float(eps),)))
+    out = input * M.rsqrt(apply(E.add_scalar, (ms,), (float(eps),)))
     return out if weight is None else out * weight
 
 

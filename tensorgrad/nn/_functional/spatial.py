@@ -7,7 +7,6 @@ from ... import _dtype
 from ..._api import creation as C
 from ..._api import shape as S
 from ..._autograd.grad_mode import STATE
-from ..._ops import nn as N
 from ..._ops import nn_conv as NC
 from ..._tensor import apply, _wrap_dim
 from ._util import not_implemented
@@ -287,7 +286,7 @@ def pixel_shuffle(input, upscale_factor):
         raise RuntimeError(
             "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
             f"but input.size(-3)={c} is not divisible by {r * r}")
-    return apply(N.pixel_shuffle, (input,), (r,))
+    return apply(NC.pixel_shuffle, (input,), (r,))
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -308,4 +307,4 @@ def pixel_unshuffle(input, downscale_factor):
         raise RuntimeError(
             f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not "
             f"divisible by {r}")
-    return apply(N.pixel_unshuffle, (input,), (r,))
+    return apply(NC.pixel_unshuffle, (input,), (r,))

@@ -1,9 +1,9 @@
-"""Sorting, selection, cumulative scans and order statistics.
+"""Sorting, selection, order statistics, searching and counting.
 
-Value-selecting ops (sort, topk, median with a dim, mode, cummax) pick their values with
+Value-selecting ops (sort, topk, kthvalue, median with a dim, mode) pick their values with
 ``take_along_axis`` at the chosen indices, so the gradient goes to exactly those entries, as
 in PyTorch. Full reductions that PyTorch differentiates by sharing the gradient among ties
-(median, aminmax) say so where they do it.
+(median) say so where they do it.
 """
 
 import jax
@@ -27,82 +27,6 @@ def _evenly(x, value, axis=None, keepdims=False):
     count = jnp.sum(mask, axis=axis, keepdims=keepdims)
     share = jnp.sum(jnp.where(mask, x, 0), axis=axis, keepdims=keepdims) / jnp.maximum(count, 1)
     return lax.stop_gradient(value) + (share - lax.stop_gradient(share))
-
-
-# ---------------------------------------------------------------- sums and means
-
-@op("nansum")
-def nansum(x, *, dims, keepdim, dtype):
-    # NaN entries count as 0 and get no gradient
-    x = jnp.where(jnp.isnan(x), jnp.zeros_like(x), x) if jnp.issubdtype(x.dtype, jnp.inexact) else x
-    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=dtype)
-
-
-@op("std_mean", grad_fn="StdMeanBackward0")
-def std_mean(x, *, dims, correction, keepdim):
-    return (jnp.std(x, axis=dims, ddof=correction, keepdims=keepdim),
-            jnp.mean(x, axis=dims, keepdims=keepdim))
-
-
-@op("var_mean", grad_fn="VarMeanBackward0")
-def var_mean(x, *, dims, correction, keepdim):
-    return (jnp.var(x, axis=dims, ddof=correction, keepdims=keepdim),
-            jnp.mean(x, axis=dims, keepdims=keepdim))
-
-
-@op("count_nonzero", differentiable=False)
-def count_nonzero(x, *, dims):
-    return jnp.sum(x != 0, axis=dims, dtype=jnp.int64)
-
-
-@op("aminmax", grad_fn="AminmaxBackward0")
-def aminmax(x, *, dim, keepdim):
-    # jnp.min/max share the gradient evenly among ties, as PyTorch's aminmax does
-    return jnp.min(x, axis=dim, keepdims=keepdim), jnp.max(x, axis=dim, keepdims=keepdim)
-
-
-# ---------------------------------------------------------------- cumulative
-
-@op("cumprod")
-def cumprod(x, *, dim, dtype):
-    if x.ndim == 0:
-        return x.astype(dtype)
-    return jnp.cumprod(x.astype(dtype), axis=dim).astype(dtype)
-
-
-@op("logcumsumexp")
-def logcumsumexp(x, *, dim):
-    if x.ndim == 0:
-        return x
-    return lax.cumlogsumexp(x, axis=dim)
-
-
-def _cum_extreme(x, dim, better):
-    """Running extreme along ``dim`` with the index of its latest occurrence."""
-    if x.ndim == 0:
-        return x, jnp.zeros((), jnp.int64)
-    idx = lax.broadcasted_iota(jnp.int64, x.shape, dim)
-
-    def combine(a, b):
-        va, ia = a
-        vb, ib = b
-        # b is later; it wins ties (PyTorch keeps the latest index) and NaN sticks
-        take_b = better(vb, va) | (vb == va) | jnp.isnan(vb)
-        take_b = take_b & ~(jnp.isnan(va) & ~jnp.isnan(vb))
-        return jnp.where(take_b, vb, va), jnp.where(take_b, ib, ia)
-
-    _, best = lax.associative_scan(combine, (lax.stop_gradient(x), idx), axis=dim)
-    return jnp.take_along_axis(x, best, axis=dim), best
-
-
-@op("cummax")
-def cummax(x, *, dim):
-    return _cum_extreme(x, dim, lambda a, b: a > b)
-
-
-@op("cummin")
-def cummin(x, *, dim):
-    return _cum_extreme(x, dim, lambda a, b: a < b)
 
 
 # ---------------------------------------------------------------- sorting and selection
@@ -144,6 +68,20 @@ def topk(x, *, k, dim, largest):
     idx = jnp.moveaxis(_i64(idx), -1, dim)
     return jnp.take_along_axis(x, idx, axis=dim), idx
 
+
+@op("kthvalue", grad_fn="KthvalueBackward0")
+def kthvalue(x, *, k, dim, keepdim):
+    """The k-th smallest entry along ``dim`` (NaN sorts last) and its index."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = lax.index_in_dim(jnp.argsort(x, axis=dim, stable=True), k - 1, dim, keepdims=True)
+    values = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        values, idx = jnp.squeeze(values, dim), jnp.squeeze(idx, dim)
+    return values, idx.astype(jnp.int64)
+
+
+# ---------------------------------------------------------------- medians, modes, quantiles
 
 def _median_index(x, dim, ignore_nan):
     """The index (keepdims) of the lower median along ``dim``: NaN wins unless ignored."""
@@ -283,8 +221,33 @@ def histc(x, *, bins, lo, hi):
     return jnp.zeros(bins, x.dtype).at[pos].add(inside.astype(x.dtype))
 
 
+@op("histogram", differentiable=False)
+def histogram(x, edges, weight, *, density):
+    """Counts (or summed ``weight``) of the entries of ``x`` in the bins between ``edges``; an
+    entry on the last edge falls in the last bin, entries outside are dropped."""
+    flat = x.reshape(-1)
+    nbins = edges.shape[0] - 1
+    pos = jnp.searchsorted(edges, flat, side="right") - 1
+    pos = jnp.where(flat == edges[-1], nbins - 1, pos)
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    w = jnp.ones_like(flat) if weight is None else weight.reshape(-1).astype(x.dtype)
+    w = jnp.where(inside, w, jnp.zeros_like(w))
+    hist = jnp.zeros(nbins, x.dtype).at[jnp.clip(pos, 0, nbins - 1)].add(w)
+    if density:
+        hist = hist / jnp.sum(hist) / jnp.diff(edges)
+    return hist, edges
+
+
 @op("bincount", differentiable=False)
 def bincount(x, weights, *, length, dtype):
     if weights is None:
         return jnp.zeros(length, jnp.int64).at[x].add(1)
     return jnp.zeros(length, dtype).at[x].add(weights.astype(dtype))
+
+
+@op("isin", differentiable=False)
+def isin(elements, test, *, invert, dtype):
+    a = jnp.asarray(elements, dtype)
+    b = jnp.asarray(test, dtype).reshape(-1)
+    found = jnp.any(a[..., None] == b, axis=-1) if b.size else jnp.zeros(a.shape, bool)
+    return ~found if invert else found

@@ -1,0 +1,81 @@
+"""Neural-network linear maps, attention and embeddings (the ops behind
+``nn/_functional/linear.py``)."""
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from .registry import op
+
+
+# ---------------------------------------------------------------- linear maps
+
+@op("trilinear", grad_fn="TrilinearBackward0")
+def trilinear(x1, weight, x2):
+    """The bilinear form ``out[n, o] = sum_ij x1[n, i] weight[o, i, j] x2[n, j]``."""
+    return jnp.einsum("ni,oij,nj->no", x1, weight, x2)
+
+
+# ---------------------------------------------------------------- attention
+
+@op("safe_softmax", grad_fn="SafeSoftmaxBackward0", saves="output")
+def safe_softmax(x, *, dim):
+    """Softmax whose rows of all ``-inf`` give zeros instead of NaN (attention masks)."""
+    return jnp.moveaxis(_masked_softmax_rows(jnp.moveaxis(x, dim, -1)), -1, dim)
+
+
+def _masked_softmax_rows(scores):
+    dead = jnp.all(scores == -jnp.inf, axis=-1, keepdims=True)
+    out = jax.nn.softmax(jnp.where(dead, 0.0, scores), axis=-1)
+    return jnp.where(dead, 0.0, out)
+
+
+@op("sdpa_flash", grad_fn="ScaledDotProductFlashAttentionForCpuBackward0", no_slot=(3,))
+def sdpa_flash(q, k, v, mask, *, scale, causal, groups):
+    """Attention as one kernel, as PyTorch's CPU flash path (4-D inputs).
+
+    ``mask`` is an additive float mask (shape (0,) for none); ``groups`` repeats the key and
+    value heads for grouped-query attention. Rows with nothing to attend to give zeros.
+    """
+    if groups > 1:
+        k = jnp.repeat(k, groups, axis=-3)
+        v = jnp.repeat(v, groups, axis=-3)
+    scores = jnp.einsum("...qd,...kd->...qk", q, k) * jnp.asarray(scale, q.dtype)
+    if causal:
+        keep = jnp.tril(jnp.ones(scores.shape[-2:], bool))
+        scores = jnp.where(keep, scores, -jnp.inf)
+    if mask.shape != (0,):
+        scores = scores + mask
+    return jnp.einsum("...qk,...kd->...qd", _masked_softmax_rows(scores), v)
+
+
+# ---------------------------------------------------------------- embedding and one-hot
+
+@op("embedding", no_slot=(1,))
+def embedding(weight, indices, *, padding_idx, scale_grad_by_freq):
+    rows = jnp.take(weight, indices, axis=0)
+    if scale_grad_by_freq:
+        # the gradient of each row is divided by how often its index occurs in the batch;
+        # the forward value stays exact (rows + 0)
+        flat = indices.reshape(-1)
+        counts = jnp.zeros(weight.shape[0], weight.dtype).at[flat].add(1.0)
+        scale = (1.0 / counts[indices])[..., None]
+        rows = lax.stop_gradient(rows) + (rows - lax.stop_gradient(rows)) * scale
+    if padding_idx is not None:
+        # the padding row gets no gradient, as in PyTorch
+        rows = jnp.where((indices == padding_idx)[..., None], lax.stop_gradient(rows), rows)
+    return rows
+
+
+@op("one_hot", differentiable=False)
+def one_hot(x, *, num_classes):
+    return (x[..., None] == jnp.arange(num_classes, dtype=x.dtype)).astype(jnp.int64)
+
+
+@op("embedding_renorm", differentiable=False, no_slot=(1,))
+def embedding_renorm(weight, indices, *, max_norm, norm_type):
+    """``weight`` with the rows named in ``indices`` scaled down to norm ``max_norm``."""
+    norms = jnp.sum(jnp.abs(weight) ** norm_type, axis=1) ** (1.0 / norm_type)
+    used = jnp.zeros(weight.shape[0], bool).at[indices.reshape(-1)].set(True)
+    scale = jnp.where(used & (norms > max_norm), max_norm / (norms + 1e-7), 1.0)
+    return weight * scale[:, None].astype(weight.dtype)
