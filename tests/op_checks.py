@@ -5,6 +5,7 @@ argument is the real PyTorch module (the oracle); ``check_finite_differences`` a
 ``check_kink`` need only tensorgrad.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -231,15 +232,23 @@ def raised(fn):
 
 
 def check_error(row, err, torch):
-    """(e) an input PyTorch rejects raises the same exception type in tensorgrad."""
+    """(e) an input PyTorch rejects raises the same exception type in tensorgrad (with a message
+    that ``err.match`` finds), and tensorgrad leaves the tensor arguments as they were."""
     sample = Sample(err.args, err.kwargs)
     theirs = raised(lambda: call(torch, row, sample, fn=err.call))
     assert theirs is not None, "PyTorch accepts this input: fix the table"
     expected = _builtin_type(type(theirs))
-    ours = raised(lambda: call(tensorgrad, row, sample, fn=err.call))
+    args, leaves = build(tensorgrad, sample.args)
+    before = [(numpy_of(t).copy(), t._version) for t in leaves]
+    ours = raised(lambda: (err.call or row.call)(tensorgrad, *args, **sample.kwargs))
     assert ours is not None, f"tensorgrad accepts what PyTorch rejects with {expected.__name__}: {theirs}"
     assert _builtin_type(type(ours)) is expected, (
         f"tensorgrad raised {type(ours).__name__}: {ours}; PyTorch raises {expected.__name__}: {theirs}")
+    if err.match is not None:
+        assert re.search(err.match, str(ours)), f"tensorgrad's message {str(ours)!r} lacks {err.match!r}"
+    for i, (t, (values, version)) in enumerate(zip(leaves, before)):
+        np.testing.assert_array_equal(numpy_of(t), values, err_msg=f"argument {i} changed by a rejected call")
+        assert t._version == version, f"argument {i}: version {version} -> {t._version} by a rejected call"
 
 
 def rejected_dtypes(row):
@@ -258,29 +267,48 @@ def check_dtype_error(row, dtype, torch):
         f"tensorgrad raised {type(ours).__name__}: {ours}; PyTorch raises {expected.__name__}: {theirs}")
 
 
-def kink_grads(m, kink):
-    """The gradients of ``kink.call(...).sum()`` in float32, as numpy arrays; checks the warning."""
+def kink_run(m, kink):
+    """``kink.call``'s output and the gradients of its sum in float32, as numpy arrays; checks the
+    warning."""
     inputs = [m.tensor(v, dtype=m.float32, requires_grad=True) for v in kink.inputs]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        kink.call(m, *inputs).sum().backward()
+        out = kink.call(m, *inputs)
+        out.sum().backward()
     messages = [str(w.message) for w in caught]
     if kink.warns is None:
         assert not messages, f"{m.__name__} warned: {messages}"
     else:
         assert any(kink.warns in text for text in messages), f"{m.__name__} gave no warning {kink.warns!r}"
-    return [numpy_of(t.grad) for t in inputs]
+    return numpy_of(out), [numpy_of(t.grad) for t in inputs]
+
+
+def kink_grads(m, kink):
+    """The gradients of ``kink.call(...).sum()`` in float32, as numpy arrays; checks the warning."""
+    return kink_run(m, kink)[1]
+
+
+def _assert_kink_equal(got, want, kink, where):
+    if kink.tol is None:
+        np.testing.assert_array_equal(got, want, err_msg=where)
+    else:
+        rtol, atol = kink.tol
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
 
 
 def check_kink(kink):
     """A gradient at a kink equals the value PyTorch was observed to give (Appendix A)."""
     for i, (got, want) in enumerate(zip(kink_grads(tensorgrad, kink), kink.expected)):
-        np.testing.assert_array_equal(got, np.asarray(want, np.float32), err_msg=f"gradient of input {i}")
+        _assert_kink_equal(got, np.asarray(want, np.float32), kink, f"gradient of input {i}")
 
 
 def check_kink_vs_torch(kink, torch):
-    for i, (got, want) in enumerate(zip(kink_grads(tensorgrad, kink), kink_grads(torch, kink))):
-        np.testing.assert_array_equal(got, want, err_msg=f"gradient of input {i}")
+    """The output and the gradients at a kink equal PyTorch's."""
+    out, grads = kink_run(tensorgrad, kink)
+    want_out, want_grads = kink_run(torch, kink)
+    _assert_kink_equal(out, want_out, kink, "output")
+    for i, (got, want) in enumerate(zip(grads, want_grads)):
+        _assert_kink_equal(got, want, kink, f"gradient of input {i}")
 
 
 # ====================================================================== coverage

@@ -2,8 +2,9 @@
 
 ``tests/test_ops.py`` runs every row through every check in ``tests/op_checks.py`` (values,
 dtype and shape against PyTorch; gradients against PyTorch and against float64 central finite
-differences; ``grad_fn`` and ``next_functions`` names; error types), and
-``benchmarks/op_report.py`` counts how many pass. Adding an op is adding a row here.
+differences; ``grad_fn`` and ``next_functions`` names; error types, and that a rejected call
+changes none of its tensor arguments), and ``benchmarks/op_report.py`` counts how many pass.
+Adding an op is adding a row here.
 
 A row's ``call`` takes the module first, so one lambda runs on both libraries::
 
@@ -43,12 +44,14 @@ class Sample:
 
 @dataclass(frozen=True)
 class Err:
-    """An input PyTorch rejects; tensorgrad must raise the same exception type."""
+    """An input PyTorch rejects; tensorgrad must raise the same exception type, with a message
+    that ``match`` (a regular expression) finds when given, and leave its arguments unchanged."""
 
     args: tuple
     kwargs: dict = field(default_factory=dict)
     call: Callable = None  # defaults to the row's call
     note: str = ""
+    match: str = None
 
 
 @dataclass(frozen=True)
@@ -1225,6 +1228,7 @@ class Kink:
     inputs: tuple   # lists of floats; all require grad
     expected: tuple  # the gradient of call(...).sum() for each input
     warns: str = None  # part of the UserWarning PyTorch gives (no warning when None)
+    tol: tuple = None  # (rtol, atol) where the last bits may differ (exact when None)
 
 
 INF = float("inf")
@@ -1665,5 +1669,247 @@ def _unfold_write(m, x, v):
 
 
 OPS = OPS + _tensor_more_rows()
+BY_NAME = {row.name: row for row in OPS}
+assert len(BY_NAME) == len(OPS), "row names must be unique"
+
+
+# ====================================================================== from test_ops_breadth.py
+# The hand-written breadth tests, as rows: gradients at ties and kinks (KINKS, with PyTorch's
+# gradients as literals so they run without it), host-sized outputs, in-place twins on a
+# non-leaf with their version counts, rejected in-place writes, dtype conversions, SVD
+# invariants, index lists and searchsorted's options.
+
+BREADTH_KINKS = [
+    Kink("fmax_tie_to_input", lambda m, x, y: m.fmax(x, y), ([1.0, 2.0, 3.0], [1.0, 5.0, 3.0]),
+         ([1.0, 0.0, 1.0], [0.0, 1.0, 0.0])),
+    Kink("fmin_nan_other", lambda m, x, y: m.fmin(x, y), ([1.0, 2.0], [NAN, 1.0]), ([1.0, 0.0], [0.0, 1.0])),
+    Kink("median_ties_shared", lambda m, x: x.median(), ([2.0, 2.0, 2.0, 3.0],), ([1 / 3, 1 / 3, 1 / 3, 0.0],)),
+    Kink("median_lower", lambda m, x: m.median(x), ([1.0, 2.0, 3.0, 4.0],), ([0.0, 1.0, 0.0, 0.0],)),
+    Kink("nanmedian_skips_nan", lambda m, x: x.nanmedian(), ([1.0, NAN, 3.0, 2.0],), ([0.0, 0.0, 0.0, 1.0],)),
+    Kink("topk_tie_first_index", lambda m, x: x.topk(1).values, ([3.0, 1.0, 3.0],), ([1.0, 0.0, 0.0],)),
+    Kink("aminmax_ties", lambda m, x: m.stack(m.aminmax(x)), ([1.0, 3.0, 3.0, 1.0],), ([0.5, 0.5, 0.5, 0.5],)),
+    Kink("cummax_latest_index", lambda m, x: x.cummax(0).values, ([1.0, 3.0, 3.0, 2.0],),
+         ([1.0, 1.0, 2.0, 0.0],)),
+    Kink("cummin_latest_index", lambda m, x: m.cummin(x, 0).values, ([3.0, 1.0, 1.0, 2.0],),
+         ([1.0, 1.0, 2.0, 0.0],)),
+    Kink("copysign_at_zero", lambda m, x: m.copysign(x, -1.0), ([0.0, 2.0, -1.0],), ([0.0, -1.0, 1.0],)),
+    Kink("xlogy_zero_x", lambda m, x, y: m.xlogy(x, y), ([0.0, 2.0], [0.0, 3.0]),
+         ([0.0, np.log(3.0)], [NAN, 2 / 3])),
+    Kink("logit_eps_bounds", lambda m, x: m.logit(x, eps=0.25), ([0.25, 0.75, 0.1, 0.5],),
+         ([16 / 3, 16 / 3, 0.0, 4.0],)),
+    # x inside [lo, hi] -> x; below lo -> lo; above hi -> hi (bounds inclusive for x); lo > hi -> hi
+    Kink("clamp_tensor_bounds", lambda m, x, lo, hi: m.clamp(x, lo, hi),
+         ([0.0, 1.0, -1.0, 2.0, 0.5], [0.0, 0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0]),
+         ([1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 1.0])),
+    Kink("clamp_equal_bounds", lambda m, x, lo, hi: m.clamp(x, lo, hi), ([-1.0, 2.0], [0.5, 0.5], [0.5, 0.5]),
+         ([0.0, 0.0], [0.0, 0.0], [0.0, 1.0])),
+    Kink("clamp_min_tensor_tie", lambda m, x, y: m.clamp_min(x, y), ([1.0, 2.0], [1.0, 3.0]),
+         ([1.0, 0.0], [0.0, 1.0])),
+    Kink("nan_to_num_replaced", lambda m, x: m.nan_to_num(x, posinf=1.0), ([NAN, INF, 2.0],), ([0.0, 0.0, 1.0],)),
+    Kink("hypot_at_zero", lambda m, x, y: m.hypot(x, y), ([0.0, 3.0], [0.0, 4.0]), ([NAN, 0.6], [NAN, 0.8])),
+    Kink("cdist_zero_distance", lambda m, x, y: m.cdist(x, y), ([[0.0, 1.0]], [[0.0, 1.0]]),
+         ([[0.0, 0.0]], [[0.0, 0.0]])),
+    Kink("fmod_at_multiple", lambda m, x, y: m.fmod(x, y), ([3.0, -4.5], [1.5, 1.5]), ([1.0, 1.0], [-2.0, 3.0])),
+    Kink("sinc_at_zero", lambda m, x: m.sinc(x), ([0.0, 0.5],), ([0.0, -1.2732396125793457],)),
+    Kink("scatter_amax_ties", lambda m, x, s: m.scatter_reduce(x, 0, m.tensor([0, 0, 2]), s, "amax"),
+         ([3.0, 2.0, 3.0], [3.0, 3.0, 1.0]), ([1 / 3, 1.0, 1.0], [1 / 3, 1 / 3, 0.0])),
+    Kink("scatter_prod_zero", lambda m, x, s: m.scatter_reduce(x, 0, m.tensor([0, 0, 1]), s, "prod"),
+         ([2.0, 0.0, 1.0], [0.0, 3.0, 4.0]), ([0.0, 4.0, 1.0], [6.0, 0.0, 0.0])),
+    Kink("scatter_overwrites", lambda m, x, s: m.scatter(x, 0, m.tensor([1]), s), ([1.0, 2.0], [5.0]),
+         ([1.0, 0.0], [1.0])),
+    Kink("quantile_between", lambda m, x: m.quantile(x, 0.5), ([4.0, 1.0, 3.0, 2.0],), ([0.0, 0.0, 0.5, 0.5],)),
+    # the nuclear norm's gradient at a rank-1 matrix: the last bits differ from PyTorch's
+    Kink("norm_nuc_at_rank1", lambda m, x: m.linalg.matrix_norm(x, "nuc"), ([[1.0, 2.0], [2.0, 4.0]],),
+         ([[0.9999999403953552, -8.940696716308594e-08], [1.1920928955078125e-07, 1.0]],), tol=(1e-6, 1e-6)),
+    Kink("sort_stable_ties", lambda m, x: x.sort(stable=True, descending=True).values * m.arange(4.0),
+         ([1.0, 2.0, 1.0, 2.0],), ([2.0, 0.0, 3.0, 1.0],)),
+    Kink("index_fill_tensor_value", lambda m, x, v: x.index_fill(0, m.tensor([0, 2]), v), ([1.0, 2.0, 3.0], 5.0),
+         ([0.0, 1.0, 0.0], 2.0)),
+]
+KINKS = KINKS + BREADTH_KINKS
+
+
+def _fixed(*arrays, grad=True):
+    """One sample of fixed values (nested lists of numbers) in the dtype being checked."""
+    def samples(make):
+        return [Sample(tuple(np.asarray(a).astype(make.dtype) for a in arrays), grad=grad)]
+    return samples
+
+
+def _twin(fn):
+    """``fn(m, y, s)`` writing in place into ``y``, a non-leaf copy of ``x``: its result, ``y``,
+    and how many versions the write added to ``y``."""
+    def call(m, x, s):
+        y = x * 1
+        version = y._version
+        out = fn(m, y, s)
+        return out, y, y._version - version
+    return call
+
+
+def _returns_self(method, *args):
+    """``method`` applied in place to a copy of ``x``: its result and whether that is the copy."""
+    def call(m, x):
+        y = x.clone()
+        out = getattr(y, method)(*args)
+        return out, out is y
+    return call
+
+
+def _converted(fn):
+    """``fn`` on ``y``, a float32 copy of ``x`` (which requires grad in the float64 samples):
+    ``y``, the result's dtype name and its values as float32 (numpy cannot read bfloat16), whose
+    node's next function is the result's node (or None where the result does not require grad)."""
+    def call(m, x):
+        y = x.float()
+        out = fn(m, y)
+        return y, str(out.dtype), out.float()
+    return call
+
+
+def _svd_reconstruction(m, x):
+    """What a wide matrix's reduced SVD determines whatever the signs LAPACK picks."""
+    u, s, vh = m.linalg.svd(x, full_matrices=False)
+    return (u * s) @ vh, s, m.linalg.svdvals(x)
+
+
+def _svd_full_loss(m, x):
+    """A loss of the full SVD that ignores the extra columns of U and every sign."""
+    u, s, vh = m.linalg.svd(x, full_matrices=True)
+    return u[:, :2].abs().sum() + s.sum() + vh.abs().sum()
+
+
+def _searchsorted_options(m, seq, values, sorter):
+    return (m.searchsorted(seq, values, side="left", sorter=sorter),
+            m.searchsorted(seq, values, side="right", sorter=sorter),
+            m.searchsorted(m.tensor([1.0, 2.0]), 1.5))
+
+
+_HOST = [2, 1, 2, 2, 3, 3, 1, 2]
+_TRI_ARGS = ((3, 3), (3, 4, -1), (4, 3, 2), (0, 2))
+_BAD_WRITE = np.array([1.0, 2.0, 3.0], np.float32)
+_CONVERSIONS = {
+    "to_other": lambda m, x: x.to(m.ones(1, dtype=m.float64)),
+    "to_device_dtype": lambda m, x: x.to("cpu", m.float16),
+    "to_copy_same_dtype": lambda m, x: x.to(m.float32, copy=True),
+    "to_keyword": lambda m, x: x.to(dtype=m.int32),
+    "to_python_type": lambda m, x: x.to(float),
+    "to_memory_format": lambda m, x: x.to(m.float64, memory_format=m.preserve_format),
+    "type_string": lambda m, x: x.type("torch.DoubleTensor"),
+    "type_dtype": lambda m, x: x.type(m.int16),
+    "type_legacy_class": lambda m, x: x.type(m.LongTensor),
+    "type_as": lambda m, x: x.type_as(m.ones(1, dtype=m.bfloat16)),
+    "float": lambda m, x: x.double().float(),
+    "double": lambda m, x: x.double(),
+    "half": lambda m, x: x.half(),
+    "bfloat16": lambda m, x: x.bfloat16(),
+    "long": lambda m, x: x.long(),
+    "int": lambda m, x: x.int(),
+    "short": lambda m, x: x.short(),
+    "bool": lambda m, x: x.bool(),
+}
+
+
+def _breadth_test_rows():
+    host = _fixed(_HOST, grad=False)
+    pair = two_of((2, 3), (2, 3))
+
+    def write(call, **kw):
+        return Err((_BAD_WRITE,), call=call, **kw)
+
+    return [
+        # a singular matrix: slogdet is (0, -inf)
+        Op("slogdet_singular", lambda m, x: m.linalg.slogdet(x), _fixed([[1.0, 1.0], [1.0, 1.0]]), dtypes=FLOAT,
+           grad=False),
+        # data-dependent output sizes
+        Op("unique_sorted", lambda m, x: m.unique(x), host, grad=False),
+        Op("unique_inverse_counts", lambda m, x: m.unique(x, return_inverse=True, return_counts=True), host,
+           grad=False),
+        Op("unique_dim_inverse_counts", lambda m, x: m.unique(x.reshape(4, 2), dim=0, return_inverse=True,
+                                                              return_counts=True), host, grad=False),
+        Op("unique_consecutive_inverse_counts", lambda m, x: m.unique_consecutive(x, return_inverse=True,
+                                                                                  return_counts=True),
+           host, grad=False),
+        Op("unique_consecutive_dim", lambda m, x: x.reshape(4, 2).unique_consecutive(dim=0), host, grad=False),
+        Op("masked_select_broadcast", lambda m, x: m.masked_select(x.reshape(2, 4)[:1], x.reshape(2, 4) > 1), host,
+           grad=False),
+        Op("repeat_interleave_repeats_only", lambda m, x: m.repeat_interleave(m.tensor([2, 0, 1])), host, grad=False),
+        Op("repeat_interleave_per_element", lambda m, x: x.repeat_interleave(m.tensor([1, 2, 0, 1, 1, 0, 2, 1])),
+           _fixed(_HOST)),
+        Op("nonzero_after_scatter", lambda m, x: m.nonzero(m.zeros(5).scatter(0, m.tensor([1, 3]), 1.0)), host,
+           grad=False),
+        Op("bincount_minlength", lambda m, x: m.bincount(m.tensor([0, 3, 3]), minlength=6), host, grad=False),
+        Op("combinations_empty", lambda m, x: m.combinations(m.arange(3), 4), host, grad=False),
+        # in-place twins on a non-leaf: values, grad_fn, gradients and version counts; rejected
+        # writes raise PyTorch's error type and change nothing
+        Op("twin.scatter_", _twin(lambda m, x, s: x.scatter_(1, m.tensor([[0], [2]]), s[:, :1])), pair,
+           dtypes=INT_FLOAT,
+           errors=(write(lambda m, x: x.scatter_(0, m.tensor([3]), 1.0), note="index out of bounds"),
+                   write(lambda m, x: x.requires_grad_().scatter_(0, m.tensor([0]), m.zeros(1)),
+                         note="a leaf that requires grad", match="leaf Variable"))),
+        Op("twin.scatter_add_", _twin(lambda m, x, s: x.scatter_add_(0, m.tensor([[1, 0, 1]]), s[:1])), pair,
+           dtypes=INT_FLOAT),
+        Op("twin.scatter_reduce_", _twin(lambda m, x, s: x.scatter_reduce_(0, m.tensor([[1, 0, 1]]), s[:1], "amin")),
+           pair, dtypes=INT_FLOAT),
+        Op("twin.index_add_", _twin(lambda m, x, s: x.index_add_(1, m.tensor([2, 0]), s[:, :2], alpha=-1)), pair,
+           dtypes=INT_FLOAT,
+           errors=(write(lambda m, x: x.index_add_(0, m.tensor([0, 1]), m.ones(1)), note="source count"),)),
+        Op("twin.index_copy_", _twin(lambda m, x, s: x.index_copy_(0, m.tensor([1]), s[:1])), pair, dtypes=INT_FLOAT,
+           errors=(write(lambda m, x: x.index_copy_(0, m.tensor([-1]), m.ones(1)), note="negative index"),)),
+        Op("twin.index_fill_", _twin(lambda m, x, s: x.index_fill_(1, m.tensor([1]), -2.0)), pair,
+           errors=(write(lambda m, x: x.index_fill_(0, m.tensor([5]), 0.0), note="index out of bounds"),)),
+        Op("twin.masked_scatter_", _twin(lambda m, x, s: x.masked_scatter_(m.tensor([True, False, True]), s)), pair,
+           dtypes=INT_FLOAT,
+           errors=(write(lambda m, x: x.masked_scatter_(m.tensor([True, True, True]), m.ones(2)),
+                         note="source too short"),)),
+        Op("twin.clamp_tensor_", _twin(lambda m, x, s: x.clamp_(min=s[0], max=s[1] + 1)), pair,
+           errors=(write(lambda m, x: x.clamp_(min=m.zeros(3), max=1.0), note="a tensor and a number bound"),)),
+        Op("twin.lerp_", _twin(lambda m, x, s: x.lerp_(s, 0.25)), pair, dtypes=FLOAT,
+           errors=(write(lambda m, x: x.lerp_(m.ones(3, dtype=m.float64), 0.5), note="end has another dtype"),)),
+        Op("twin.fmod_", _twin(lambda m, x, s: x.fmod_(1.5)), pair, dtypes=FLOAT),
+        Op("twin.hypot_", _twin(lambda m, x, s: x.hypot_(s)), pair, dtypes=FLOAT),
+        Op("twin.copysign_", _twin(lambda m, x, s: x.copysign_(s)), pair, dtypes=FLOAT),
+        Op("twin.xlogy_", _twin(lambda m, x, s: x.xlogy_(s.abs())), pair, dtypes=FLOAT),
+        Op("twin.nan_to_num_", _twin(lambda m, x, s: x.nan_to_num_()), pair),
+        Op("twin.logit_", _twin(lambda m, x, s: x.mul_(0.2).add_(0.5).logit_()), pair, dtypes=FLOAT),
+        Op("twin.addcmul_", _twin(lambda m, x, s: x.addcmul_(s, s, value=0.5)), pair),
+        Op("twin.addcdiv_", _twin(lambda m, x, s: x.addcdiv_(s, s + 3, value=2)), pair, dtypes=FLOAT),
+        Op("twin.tril_", _twin(lambda m, x, s: x.tril_()), pair),
+        Op("twin.triu_", _twin(lambda m, x, s: x.triu_(1)), pair),
+        Op("twin.cumprod_", _twin(lambda m, x, s: x.cumprod_(1)), pair),
+        Op("twin.addmv_", _twin(lambda m, x, s: x[:, 0].addmv_(s, m.ones(3, dtype=s.dtype))), pair, dtypes=INT_FLOAT,
+           xfail={("errors", "bool"): "an int64 self with bool matrices: NotImplementedError where PyTorch "
+                                      "raises RuntimeError (mixed dtypes)"}),
+        Op("twin.addr_", _twin(lambda m, x, s: x.addr_(s[0, :2], s[1], beta=0.5)), pair, dtypes=FLOAT),
+        Op("twin.clamp_min_", _twin(lambda m, x, s: x.clamp_min_(0.0)), pair, dtypes=FLOAT),
+        Op("twin.sgn_", _twin(lambda m, x, s: x.sgn_()), pair),
+        Op("twin.deg2rad_", _twin(lambda m, x, s: x.deg2rad_()), pair, dtypes=FLOAT),
+        # float_power_ needs a float64 self (the other dtypes must raise) and returns it
+        Op("float_power_returns_self", _returns_self("float_power_", 2), samples_of((2, 3)), dtypes=("float64",)),
+        # dtype conversions of a float32 tensor that requires grad: values exactly as PyTorch's
+        # (the steps of the finite differences are exact in float16 and bfloat16)
+        *[Op(f"convert.{name}", _converted(fn), _fixed([1.5, -2.25, 0.0]), tol={"float32": (0, 0)},
+             fd=(0.25, 1e-2, 1e-3))
+          for name, fn in _CONVERSIONS.items()],
+        # type() without arguments names the legacy class
+        Op("type_name", lambda m, x: (x.type(), x.half().type()), _fixed([1.0]), grad=False),
+        # SVD: a wide matrix reconstructs; full_matrices' extra vectors get no gradient
+        Op("svd_wide_reconstructs", _svd_reconstruction, matrix_of((2, 4)), dtypes=FLOAT,
+           tol={"float32": (1e-4, 1e-5), "float64": (1e-10, 1e-12)}),
+        Op("svd_full_matrices_loss", _svd_full_loss, matrix_of((3, 2)), dtypes=FLOAT,
+           tol={"float32": (1e-4, 1e-5)}),
+        # shapes and index lists
+        Op("broadcast_shapes", lambda m, x: m.broadcast_shapes((2, 1), (3,), 1), samples_of(()), grad=False,
+           errors=(Err((arr(),), call=lambda m, x: m.broadcast_shapes((2, 1), (3, 3))),)),
+        Op("tril_triu_indices", lambda m, x: tuple(f(*a) for a in _TRI_ARGS for f in (m.tril_indices, m.triu_indices)),
+           samples_of(()), grad=False),
+        Op("searchsorted_side_sorter", _searchsorted_options,
+           lambda make: [Sample((np.array([3.0, 1.0, 2.0, 5.0]).astype(make.dtype),
+                                 np.array([2.0, 4.0]).astype(make.dtype), index(1, 2, 0, 3)))],
+           dtypes=INT_FLOAT, grad=False),
+    ]
+
+
+OPS = OPS + _breadth_test_rows()
 BY_NAME = {row.name: row for row in OPS}
 assert len(BY_NAME) == len(OPS), "row names must be unique"

@@ -918,3 +918,19 @@ def test_backward_runs_under_no_grad_and_in_other_threads():
     thread.start()
     thread.join()
     assert x.grad.tolist() == [5., 7.]
+
+
+def test_tensors_work_across_threads():
+    x = tg.tensor([1., 2.], requires_grad=True)
+    results = []
+
+    def work():
+        results.append(((x * x).sum(), tg.is_grad_enabled()))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    y, enabled = results[0]
+    assert enabled
+    y.backward()
+    assert x.grad.tolist() == [2., 4.]

@@ -135,3 +135,30 @@ def test_call_jax_kwargs_and_tape_mixing():
     z = tg.call_jax(lambda a, axis: jnp.sum(a, axis=axis), y, axis=0)
     z.backward()
     np.testing.assert_allclose(_np(x.grad), 3 * 2 * (2 * np.array([1., 2.])) ** 2, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# ops with host-side index checks and host-sized outputs under jax.jit
+
+def test_ops_with_index_checks_run_under_jax_jit_and_grad():
+    """Host-side checks are skipped for traced values, so these ops compose with jax.jit."""
+
+    def f(x, i):
+        t, idx = tg.from_jax(x), tg.from_jax(i)
+        out = (t.gather(1, idx).sum() + t.index_select(0, idx[0]).sum() + t.take(idx).sum()
+               + t.index_fill(1, idx[0], 0.0).sum() + t.scatter(1, idx, 1.0).sum() + tg.sort(t).values.sum()
+               + tg.quantile(t, 0.5) + tg.median(t) + tg.cummax(t, 1).values.sum() + t.topk(2).values.sum()
+               + tg.einsum("ij,kj->ik", t, t).sum() + tg.linalg.inv(t[:, :2] + 3 * tg.eye(2, dtype=t.dtype)).sum())
+        return out.jax()
+
+    x = jax.numpy.arange(6.0).reshape(2, 3) / 5
+    i = jax.numpy.array([[0, 1], [2, 0]])
+    np.testing.assert_allclose(jax.jit(f)(x, i), f(x, i), rtol=1e-12)
+    np.testing.assert_allclose(jax.jit(jax.grad(f))(x, i), jax.grad(f)(x, i), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [lambda x: tg.masked_select(x, x > 0), lambda x: tg.unique(x),
+                                lambda x: x.repeat_interleave(x.long()), lambda x: tg.bincount(x.long())])
+def test_host_sized_ops_say_they_cannot_run_under_jit(fn):
+    with pytest.raises(RuntimeError, match="cannot be computed inside jax.jit"):
+        jax.jit(lambda x: fn(tg.from_jax(x)).jax())(jax.numpy.ones(3))

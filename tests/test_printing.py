@@ -1,4 +1,5 @@
-"""Compare tensorgrad._printing.format_tensor with repr() of real PyTorch tensors."""
+"""Compare tensorgrad._printing.format_tensor with repr() of real PyTorch tensors, and the
+``requires_grad=True`` / ``grad_fn=<...>`` suffixes of a tensor's repr with PyTorch's."""
 
 import math
 
@@ -6,7 +7,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import tensorgrad as tg
 from tensorgrad._printing import format_tensor, get_printoptions, printoptions, set_printoptions
+from snippets import cases, ids, same
 
 torch = pytest.importorskip("torch")
 
@@ -595,3 +598,85 @@ def test_random_options_match_torch(data, dtype, precision, threshold, edgeitems
         values = np.nan_to_num(values, posinf=7.0, neginf=-7.0).clip(-1e15, 1e15).astype(np.int64)
     t = make(values.astype(dtype) if dtype != "int64" else values.tolist(), dtype)
     check(t)
+
+
+# --------------------------------------------------------------------------------------------
+# printing with autograd suffixes (differential: ``same`` is in snippets.py)
+
+@pytest.fixture
+def torch_():
+    return torch
+
+
+PRINT_CASES = cases("""
+x = torch.tensor([1., 2., 3.], requires_grad=True); x, x * 2, x.sum(), x.mean(), x[0], x.double(), (x * 2).detach()
+---
+x = torch.tensor(2., requires_grad=True); x ** 2, x.exp(), [x * 2, torch.tensor([1., 2.])]
+---
+torch.arange(16., requires_grad=True) * 1, torch.arange(12., dtype=torch.float64, requires_grad=True) * 1
+---
+torch.tensor([123.5, 1.25, 2.5, 3.5, 4.5, 5.5, 6.5], requires_grad=True), torch.zeros(0, requires_grad=True)
+---
+x = torch.ones(2, 2, requires_grad=True); y = x.clone(); y[0, 0] = 5.; y, str(y), f"{y}"
+---
+x = torch.ones(3, dtype=torch.float16, requires_grad=True); x, x * 3, torch.ones(2, dtype=torch.bfloat16, requires_grad=True) * 2
+---
+x = torch.tensor([1.5, 2.5], requires_grad=True)
+with torch.no_grad(): y = x * 2
+y, x.detach(), x.data
+---
+x = torch.tensor([1.+2.j], requires_grad=True); x, x * 2
+---
+x = torch.tensor([1., 2.], requires_grad=True); (x * 2).sum().backward(); x.grad, x
+""")
+
+
+@pytest.mark.parametrize("src", PRINT_CASES, ids=ids(PRINT_CASES))
+def test_printing_with_suffixes_matches_torch(torch_, src):
+    same(torch_, src)
+
+
+def test_printing_suffix_literals():
+    x = tg.tensor([1., 2., 3.], requires_grad=True)
+    assert repr(x) == "tensor([1., 2., 3.], requires_grad=True)"
+    assert repr(x * 2) == "tensor([2., 4., 6.], grad_fn=<MulBackward0>)"
+    assert repr(x.sum()) == "tensor(6., grad_fn=<SumBackward0>)"
+    assert repr(x.double()) == "tensor([1., 2., 3.], dtype=torch.float64, grad_fn=<ToCopyBackward0>)"
+    assert str(x * 2) == repr(x * 2) == f"{x * 2}"
+
+
+# --------------------------------------------------------------------------------------------
+# named tuples (values, indices, ...) and memory formats print as PyTorch's
+
+NAMED = {
+    "sort": lambda m, x: m.sort(x),
+    "topk": lambda m, x: x.topk(2),
+    "cummax": lambda m, x: m.cummax(x, 1),
+    "cummin": lambda m, x: x.cummin(0),
+    "aminmax": lambda m, x: m.aminmax(x, dim=0),
+    "median": lambda m, x: x.median(1),
+    "nanmedian": lambda m, x: m.nanmedian(x, 0),
+    "mode": lambda m, x: m.mode(x),
+    "linalg_slogdet": lambda m, x: m.linalg.slogdet(x[:, :2]),
+    "linalg_qr": lambda m, x: m.linalg.qr(x),
+    "linalg_eigh": lambda m, x: m.linalg.eigh(x[:, :2] @ x[:, :2].mT),
+    "linalg_lstsq": lambda m, x: m.linalg.lstsq(x, x[:, :1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_tuple_fields_and_repr_match_torch(name):
+    values = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], np.float32)
+    ours = NAMED[name](tg, tg.tensor(values))
+    theirs = NAMED[name](torch, torch.tensor(values))
+    assert type(ours).__name__ == type(theirs).__name__ == name
+    for field in ours._fields:
+        getattr(theirs, field)
+    assert len(ours) == len(theirs)
+    if name not in ("linalg_qr", "linalg_eigh", "linalg_lstsq"):  # last digits may differ
+        assert repr(ours) == repr(theirs)
+
+
+def test_memory_formats_exist_and_print():
+    for name in ("preserve_format", "contiguous_format", "channels_last", "channels_last_3d"):
+        assert repr(getattr(tg, name)) == repr(getattr(torch, name))
