@@ -46,6 +46,7 @@ tensor([0.7000, 1.7000], requires_grad=True)
 import functools
 import gc
 import os
+import threading
 import traceback
 import warnings
 import weakref
@@ -55,26 +56,34 @@ import jax.numpy as jnp
 
 from ._autograd import engine
 from ._autograd.grad_mode import STATE
-from ._autograd.node import Node, node_class, SECOND_BACKWARD
+from ._autograd.node import CompiledFunctionBackward, node_class
 from ._bridge import functional_scope, is_tensor
-from ._storage import Cell
+from ._hooks import MODULE_CALL, OPTIMIZER_STEP
+from ._storage.watch import Watch
 from ._tensor import Tensor, _wrap
 
-__all__ = ["compile", "CompiledFunction"]
+__all__ = ["CompiledFunction"]
 
-_CELL_INIT = Cell.__init__
 _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError)
 _MAX_RETRACES = 3
-_ACTIVE = []        # the recorder of the compiled call being run (one at a time)
+
+
+class _Active(threading.local):
+    def __init__(self):
+        self.recorders = []     # this thread's recorders of the compiled calls being run, innermost last
+
+
+_ACTIVE = _Active()
 
 
 # ---------------------------------------------------------------------- watching a call
 
-class _Recorder:
-    """What a call does to tensors. While the call runs it is installed as ``Tensor``'s
-    ``_data`` and ``_write`` accessors and its ``_grad`` attribute (and, in a trace, as the
-    storage cell's constructor), so nothing is paid outside compiled calls.
+class _Recorder(Watch):
+    """What a call does to tensors, seen through a storage watch: the reads, writes, ``.grad``
+    reads and writes and (in a trace) new cells of this thread while the call runs, plus the
+    modules and optimizers it runs (announced through ``tensorgrad._hooks``). Other threads'
+    work reaches no recorder of this one, and nothing is paid outside compiled calls.
 
     In the eager first call every tensor touched is remembered weakly; those still alive after
     the call are the state. In a trace, a tensor read whose array is concrete comes from outside
@@ -108,75 +117,54 @@ class _Recorder:
             self.found[id(cell)] = (owner, _GRAD) if owner is not None else (t, _CELL)
             self.outside.append((cell, cell.value, cell.gen, cell.version))   # restored after the trace
 
-    def grad_get(self, t):
-        g = t.__dict__.get("_grad")
+    # --- storage events (this thread's, while the call runs)
+    def read(self, t):
+        if not self.tracing or id(t) not in self.touched:
+            self._touch(t)
+
+    write = read
+
+    def new_cell(self, cell):
+        if self.tracing:
+            self.created.append(weakref.ref(cell))
+
+    def grad_read(self, t, g):
         i = id(t)
         if i not in self.grad_reads and i not in self.grad_writes:
             self.grad_reads[i] = (t, g is None)
         if g is not None:
             self.grad_of.setdefault(id(g), t)
-        return g
 
-    def grad_set(self, t, value):
+    def grad_write(self, t, old):
         i = id(t)
         if i not in self.grad_writes:
-            self.grad_writes[i] = (t, t.__dict__.get("_grad"))
-        t.__dict__["_grad"] = value
+            self.grad_writes[i] = (t, old)
+
+    # --- announcements (listeners run in the announcing thread: keep only this thread's)
+    def _module_called(self, module):
+        recorders = _ACTIVE.recorders
+        if recorders and recorders[-1] is self:
+            self.modules[id(module)] = module
+
+    def _optimizer_stepped(self, opt):
+        """A compiled step that steps ``opt`` guards its hyperparameters (a changed learning rate
+        traces a new program)."""
+        recorders = _ACTIVE.recorders
+        if recorders and recorders[-1] is self:
+            self.optimizers[id(opt)] = opt
 
     def __enter__(self):
-        rec = self
-        _ACTIVE.append(self)
-
-        # what is installed now (another watcher's accessors, or Tensor's own), restored on exit
-        self._prev = (Tensor.__dict__["_data"], Tensor.__dict__["_write"], Tensor.__dict__["_grad"])
-        read, store = self._prev[0].fget, self._prev[1]
-        touched = self.touched
+        _ACTIVE.recorders.append(self)
+        self._listening = [OPTIMIZER_STEP.listen(self._optimizer_stepped)]
         if self.tracing:
-            def data(t):
-                if id(t) not in touched:
-                    rec._touch(t)
-                return read(t)
-
-            def write(t, value):
-                if id(t) not in touched:
-                    rec._touch(t)
-                store(t, value)
-        else:
-            def data(t):
-                rec._touch(t)
-                return read(t)
-
-            def write(t, value):
-                rec._touch(t)
-                store(t, value)
-
-        Tensor._data = property(data)
-        Tensor._write = write
-        Tensor._grad = property(rec.grad_get, rec.grad_set)
-        if self.tracing:
-            from .nn.modules.module import Module
-            module_call = Module.__dict__["__call__"]
-
-            def cell_init(cell, value):
-                _CELL_INIT(cell, value)
-                rec.created.append(weakref.ref(cell))
-
-            def call(module, *args, **kwargs):
-                rec.modules[id(module)] = module
-                return module_call(module, *args, **kwargs)
-
-            Cell.__init__ = cell_init
-            Module.__call__ = call
-            self._module_call = module_call
-        return self
+            self._listening.append(MODULE_CALL.listen(self._module_called))
+        return Watch.__enter__(self)
 
     def __exit__(self, *exc):
-        Tensor._data, Tensor._write, Tensor._grad = self._prev
-        Cell.__init__ = _CELL_INIT
-        if self.tracing:
-            from .nn.modules.module import Module
-            Module.__call__ = self._module_call
-        _ACTIVE.pop()
+        Watch.__exit__(self, *exc)
+        for handle in self._listening:
+            handle.remove()
+        _ACTIVE.recorders.pop()
         return False
 
 
@@ -184,13 +172,6 @@ def _optimizer_guard(opt):
     """The Python numbers of an optimizer's groups, which a trace bakes into its program."""
     return tuple(tuple((k, v) for k, v in group.items() if k != "params" and isinstance(v, (int, float, bool)))
                  for group in opt.param_groups)
-
-
-def note_optimizer(opt):
-    """Called by ``Optimizer.step``: a compiled step that steps ``opt`` guards its hyperparameters
-    (a changed learning rate traces a new program)."""
-    if _ACTIVE:
-        _ACTIVE[-1].optimizers[id(opt)] = opt
 
 
 # ---------------------------------------------------------------------- programs
@@ -340,7 +321,7 @@ class CompiledFunction:
         return "\n".join(self._log)
 
     def __call__(self, *args, **kwargs):
-        if _ACTIVE or STATE.functional:
+        if _ACTIVE.recorders or STATE.functional:
             return self.fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=is_tensor)
         tensors = [x for x in leaves if isinstance(x, Tensor)]
@@ -467,17 +448,17 @@ def _build(fn, entries, args, kwargs, tensors, reason):
     def traced(values):
         lifted = _Lifted(cells)
         lifted.put(values)
-        runs = engine.RUNS[0]
+        runs = engine.backward_runs()
         rec = _Recorder(tracing=True)
         try:
             with rec:
                 box = [fn(*args, **kwargs)]
-            program.backward_ran = engine.RUNS[0] != runs
+            program.backward_ran = engine.backward_runs() != runs
             found[:] = [e for e in rec.found.values() if id(_resolve(*e)) not in {id(c) for c in cells}]
             return _collect(program, rec, lifted, values, box, tensors)
         finally:
             for owner, before in rec.grad_writes.values():
-                owner.__dict__["_grad"] = before
+                owner._grad_value = before
             for cell, value, gen, version in rec.outside:
                 cell.value, cell.gen, cell.version = value, max(cell.gen, gen) + 1, version
             lifted.restore()
@@ -519,7 +500,7 @@ def _collect(program, rec, lifted, values, box, tensors):
     grads = []
     new_grads = set()
     for owner, before in rec.grad_writes.values():
-        now = owner.__dict__.get("_grad")
+        now = owner._grad_value
         if id(owner._cell) not in cell_ids or now is before:
             continue
         if now is None:
@@ -610,35 +591,6 @@ def _write_back(program, cells, tensors, results, written, grads, escaped):
 
 # ---------------------------------------------------------------------- compiled forwards
 
-class CompiledFunctionBackward(Node):
-    """The node of a compiled forward: its backward is the program's ``jax.vjp``."""
-
-    def __init__(self, next_edges, vjp_fn, avals):
-        Node.__init__(self, next_edges)
-        self.vjp_fn = vjp_fn
-        self.avals = avals
-
-    def _num_outputs(self):
-        return len(self.avals)
-
-    def _release(self):
-        self.vjp_fn = None
-
-    def _apply(self, grads, create_graph, gops):
-        if self.vjp_fn is None:
-            raise RuntimeError(SECOND_BACKWARD)
-        if create_graph:
-            raise RuntimeError("tensorgrad.compile: a compiled forward does not support double backward "
-                               "(create_graph=True); run it eagerly for higher-order gradients")
-        cts = [jnp.zeros(shape, dtype) if g is None else g.astype(dtype) for g, (shape, dtype) in zip(grads, self.avals)]
-        return list(_pull(self.vjp_fn, cts))
-
-
-@jax.jit
-def _pull(vjp_fn, cts):
-    return vjp_fn(cts)[0]
-
-
 def _differentiable(fn, program, cells, args, kwargs):
     """The program of a compiled forward whose results require grad: ``jax.vjp`` of the step
     over the lifted tensors that require grad, run in a functional scope (``detach``, ``.data``
@@ -710,62 +662,3 @@ def _execute_differentiable(program, cells, tensors):
     treedef, statics = program.result
     it = iter(results)
     return jax.tree_util.tree_unflatten(treedef, [next(it) if s is _OUT else s for s in statics])
-
-
-# ---------------------------------------------------------------------- the public entry point
-
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
-            disable=False):
-    """Compile ``model`` (a function or an ``nn.Module``) into cached XLA programs.
-
-    The keyword arguments are PyTorch's; ``backend``, ``mode``, ``dynamic`` and ``options`` are
-    accepted and ignored (XLA compiles everything), ``fullgraph=True`` raises instead of running
-    eagerly when the step cannot be traced, and ``disable=True`` returns ``model`` unchanged.
-    Used bare, with arguments only, it is a decorator.
-    """
-    if model is None:
-        return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                                 options=options, disable=disable)
-    if disable:
-        return model
-    from .nn.modules.module import Module
-    if isinstance(model, Module):
-        return _optimized_module(model, fullgraph)
-    if not callable(model):
-        raise RuntimeError("compile() expected a callable or an nn.Module")
-    compiled = CompiledFunction(model)
-    compiled.fullgraph = fullgraph
-    return compiled
-
-
-_OPTIMIZED = []
-
-
-def _optimized_module(model, fullgraph):
-    """``compile(module)``: PyTorch's ``OptimizedModule``, whose forward is the compiled module
-    call; its parameters and state dict are the module's under ``_orig_mod``."""
-    if not _OPTIMIZED:
-        from .nn.modules.module import Module
-
-        class OptimizedModule(Module):
-            def __init__(self, mod, fullgraph):
-                super().__init__()
-                self._orig_mod = mod
-                compiled = CompiledFunction(mod.__call__)
-                compiled.fullgraph = fullgraph
-                self.__dict__["_compiled"] = compiled
-
-            def forward(self, *args, **kwargs):
-                return self._compiled(*args, **kwargs)
-
-            def explain(self):
-                return self._compiled.explain()
-
-            def __getattr__(self, name):
-                try:
-                    return super().__getattr__(name)
-                except AttributeError:
-                    return getattr(self._modules["_orig_mod"], name)
-
-        _OPTIMIZED.append(OptimizedModule)
-    return _OPTIMIZED[0](model, fullgraph)

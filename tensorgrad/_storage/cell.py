@@ -11,6 +11,8 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from .watch import ACTIVE as _WATCHING, note_cell
+
 
 class Cell:
     """The current array of a storage, shared by a base, its views and detached aliases.
@@ -26,6 +28,8 @@ class Cell:
         self.value = value
         self.gen = 0
         self.version = 0
+        if _WATCHING[0]:
+            note_cell(self)
 
 
 class VersionCounter:
