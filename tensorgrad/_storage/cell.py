@@ -19,7 +19,7 @@ class Cell:
 
     ``gen`` counts writes (to refresh views); ``version`` is the user-visible version counter
     (``t._version``) of every tensor that shares this cell, except ``.data`` aliases, which
-    keep their own.
+    keep their own. Creating a cell is an event for an open storage watch (``watch.py``).
     """
 
     __slots__ = ("value", "gen", "version", "__weakref__")

@@ -244,7 +244,9 @@ class Tensor:
     def grad(self):
         if self._grad_fn is not None and not self._retains:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return self._grad
+        if _WATCHING[0]:
+            note_grad_read(self, self._grad_value)
+        return self._grad_value
 
     @grad.setter
     def grad(self, value):

@@ -1,292 +1,31 @@
-"""``tensorgrad.compile``: run an imperative step as one XLA program.
-
-``compile(step)`` returns a callable that runs ``step`` (a forward pass, ``loss.backward()``,
-``optimizer.step()``, ``zero_grad()``, dropout, ...) as one ``jax.jit`` program:
-
-* The first call for a given argument signature runs eagerly and watches which tensors the step
-  reads and writes that outlive the call: parameters, their ``.grad``, optimizer state, module
-  buffers, the random generator's key. Those are the program's *state*.
-* The next call traces the step with JAX tracers swapped into the state and the arguments (the
-  tensors keep their identity; only the arrays inside them change), compiles it, and runs it.
-  Every state tensor the step wrote gets its new value back after the call, its version counter
-  moves as the eager step would move it, and ``.grad`` attributes the step set or cleared are set
-  again. If the trace meets a tensor from outside that it did not lift, it lifts it and traces
-  again; if tracing fails, every tensor is restored.
-* Later calls check the program's guards (argument structure, shapes, dtypes and Python values,
-  grad mode, which ``.grad`` attributes are set, optimizer hyperparameters) and run the compiled
-  program; a failed guard traces a new program and keeps the old ones. ``explain()`` lists why
-  each program was traced.
-* A value Python needs inside the step (``loss.item()``, ``if x > 0``, printing a tensor) cannot
-  be traced: the step then runs eagerly, with a warning naming the line, as PyTorch's compiler
-  breaks its graph there. Return tensors and call ``.item()`` outside the step.
-* When the step does not call ``backward()`` and returns tensors that require grad (a compiled
-  forward, ``compile(model)``), the whole call is recorded as one ``CompiledFunctionBackward``
-  node whose backward is the compiled program's ``jax.vjp``; ``detach()``, ``.data`` and
-  ``no_grad`` inside stop gradients.
-
-As with ``jax.jit``, Python side effects of the step (printing, appending to a list) happen while
-tracing, not on every call.
-
->>> import tensorgrad as torch
->>> w = torch.tensor([1., 2.], requires_grad=True)
->>> opt = torch.optim.SGD([w], lr=0.1)
->>> @torch.compile
-... def step(x):
-...     opt.zero_grad()
-...     loss = (w * x).sum()
-...     loss.backward()
-...     opt.step()
-...     return loss
->>> [round(step(torch.tensor([1., 1.])).item(), 4) for _ in range(3)]
-[3.0, 2.8, 2.6]
->>> w
-tensor([0.7000, 1.7000], requires_grad=True)
+"""The compiled callable: its cache of programs per signature, the eager first call, tracing
+(with retraces to lift more tensors), running a program and writing its results back, and the
+differentiable programs of compiled forwards. What it does as the user sees it is the package's
+docstring (``tensorgrad/_compile/__init__.py``).
 """
 
 import functools
 import gc
 import os
-import threading
 import traceback
 import warnings
-import weakref
 
 import jax
 import jax.numpy as jnp
 
-from ._autograd import engine
-from ._autograd.grad_mode import STATE
-from ._autograd.node import CompiledFunctionBackward, node_class
-from ._bridge import functional_scope, is_tensor
-from ._hooks import MODULE_CALL, OPTIMIZER_STEP
-from ._storage.watch import Watch
-from ._tensor import Tensor, _wrap
+from .._autograd import engine
+from .._autograd.grad_mode import STATE
+from .._autograd.node import CompiledFunctionBackward, node_class
+from .._bridge import functional_scope, is_tensor
+from .._tensor import Tensor, _wrap
+from .recorder import _ACTIVE, _CELL, _FIXED, _GRAD, _Recorder
+from .program import _OUT, _Lifted, _Program, _layout, _optimizer_guard, _owner, _resolve
 
 __all__ = ["CompiledFunction"]
 
 _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError)
 _MAX_RETRACES = 3
-
-
-class _Active(threading.local):
-    def __init__(self):
-        self.recorders = []     # this thread's recorders of the compiled calls being run, innermost last
-
-
-_ACTIVE = _Active()
-
-
-# ---------------------------------------------------------------------- watching a call
-
-class _Recorder(Watch):
-    """What a call does to tensors, seen through a storage watch: the reads, writes, ``.grad``
-    reads and writes and (in a trace) new cells of this thread while the call runs, plus the
-    modules and optimizers it runs (announced through ``tensorgrad._hooks``). Other threads'
-    work reaches no recorder of this one, and nothing is paid outside compiled calls.
-
-    In the eager first call every tensor touched is remembered weakly; those still alive after
-    the call are the state. In a trace, a tensor read whose array is concrete comes from outside
-    and was not lifted (``found``); cells created by the trace are remembered (``created``) to
-    find those that outlive it.
-    """
-
-    def __init__(self, tracing):
-        self.tracing = tracing
-        self.touched = {}           # id -> weakref (eager) or tensor (trace)
-        self.found = {}             # id(cell) -> entry, for concrete tensors met in a trace
-        self.outside = []           # (cell, value, gen, version) of those, to restore
-        self.grad_of = {}           # id(grad tensor) -> the tensor whose ``.grad`` it was read as
-        self.grad_reads = {}        # id(owner) -> (owner, was None): ``.grad`` read before set
-        self.grad_writes = {}       # id(owner) -> (owner, ``.grad`` before the call)
-        self.optimizers = {}
-        self.modules = {}           # modules called (their ``training`` flag is a guard)
-        self.created = []
-
-    def _touch(self, t):
-        i = id(t)
-        if not self.tracing:
-            ref = self.touched.get(i)
-            if ref is None or ref() is not t:   # ids of dead tensors are reused
-                self.touched[i] = weakref.ref(t)
-            return
-        self.touched[i] = t
-        cell = t._cell
-        if not isinstance(cell.value, jax.core.Tracer) and id(cell) not in self.found:
-            owner = self.grad_of.get(i)
-            self.found[id(cell)] = (owner, _GRAD) if owner is not None else (t, _CELL)
-            self.outside.append((cell, cell.value, cell.gen, cell.version))   # restored after the trace
-
-    # --- storage events (this thread's, while the call runs)
-    def read(self, t):
-        if not self.tracing or id(t) not in self.touched:
-            self._touch(t)
-
-    write = read
-
-    def new_cell(self, cell):
-        if self.tracing:
-            self.created.append(weakref.ref(cell))
-
-    def grad_read(self, t, g):
-        i = id(t)
-        if i not in self.grad_reads and i not in self.grad_writes:
-            self.grad_reads[i] = (t, g is None)
-        if g is not None:
-            self.grad_of.setdefault(id(g), t)
-
-    def grad_write(self, t, old):
-        i = id(t)
-        if i not in self.grad_writes:
-            self.grad_writes[i] = (t, old)
-
-    # --- announcements (listeners run in the announcing thread: keep only this thread's)
-    def _module_called(self, module):
-        recorders = _ACTIVE.recorders
-        if recorders and recorders[-1] is self:
-            self.modules[id(module)] = module
-
-    def _optimizer_stepped(self, opt):
-        """A compiled step that steps ``opt`` guards its hyperparameters (a changed learning rate
-        traces a new program)."""
-        recorders = _ACTIVE.recorders
-        if recorders and recorders[-1] is self:
-            self.optimizers[id(opt)] = opt
-
-    def __enter__(self):
-        _ACTIVE.recorders.append(self)
-        self._listening = [OPTIMIZER_STEP.listen(self._optimizer_stepped)]
-        if self.tracing:
-            self._listening.append(MODULE_CALL.listen(self._module_called))
-        return Watch.__enter__(self)
-
-    def __exit__(self, *exc):
-        Watch.__exit__(self, *exc)
-        for handle in self._listening:
-            handle.remove()
-        _ACTIVE.recorders.pop()
-        return False
-
-
-def _optimizer_guard(opt):
-    """The Python numbers of an optimizer's groups, which a trace bakes into its program."""
-    return tuple(tuple((k, v) for k, v in group.items() if k != "params" and isinstance(v, (int, float, bool)))
-                 for group in opt.param_groups)
-
-
-# ---------------------------------------------------------------------- programs
-
-_CELL, _GRAD, _FIXED = "cell", "grad", "fixed"
-
-
-def _resolve(owner, kind):
-    """The storage cell an entry names now: ``owner``'s own, that of ``owner.grad``, or (for a
-    cell the step itself created) the cell."""
-    if kind is _CELL:
-        return owner._cell
-    if kind is _FIXED:
-        return owner
-    g = owner._grad
-    return None if g is None else g._cell
-
-
-def _owner(who, tensors):
-    """A ``.grad`` owner: a tensor from outside, or ``("arg", k)``, the call's k-th tensor argument."""
-    return tensors[who[1]] if type(who) is tuple else who
-
-
-def _layout(state_cells, tensors):
-    """The distinct cells a call lifts (the state's, then the arguments') and, for each argument,
-    the position of its cell among them."""
-    cells = list(state_cells)
-    where = {id(c): k for k, c in enumerate(cells)}
-    slots = []
-    for t in tensors:
-        c = t._cell
-        k = where.get(id(c))
-        if k is None:
-            k = where[id(c)] = len(cells)
-            cells.append(c)
-        slots.append(k)
-    return cells, tuple(slots)
-
-
-class _Program:
-    """One traced version of the step, with the guards under which it is valid."""
-
-    def __init__(self, entries, slots, avals, reason):
-        self.entries = entries              # [(owner, kind)]: the state, lifted by path
-        self.slots = slots                  # each argument's position among the lifted cells
-        self.avals = avals                  # [(shape, dtype)] of each lifted cell
-        self.reason = reason
-        self.grad_guards = []               # [(owner, was None)]
-        self.optimizers = []                # [(optimizer, hyperparameters)]
-        self.modules = []                   # [(module, training)] of the modules called
-        self.written = []                   # [(cell position, version delta)]
-        self.grad_sets = []                 # [(owner, "none" | "new" | tensor)]
-        self.escaped = []                   # cells the trace created that outlive it
-        self.result = None                  # (treedef, [_OUT or the static value])
-        self.requires_grad = []             # per output: a tensor's requires_grad, None for an array
-        self.backward_ran = False
-        self.run = None                     # values -> outputs (see _collect)
-        self.diff = None                    # for a differentiable program: (entry positions, node)
-
-    def cells(self, tensors):
-        """The cells to lift for this call, or None when a guard fails."""
-        state = []
-        for owner, kind in self.entries:
-            cell = _resolve(owner, kind)
-            if cell is None:
-                return None
-            state.append(cell)
-        cells, slots = _layout(state, tensors)
-        if slots != self.slots:
-            return None
-        for cell, (shape, dtype) in zip(cells, self.avals):
-            v = cell.value
-            if v.shape != shape or v.dtype != dtype:
-                return None
-        for owner, was_none in self.grad_guards:
-            if (_owner(owner, tensors)._grad is None) != was_none:
-                return None
-        for opt, hyper in self.optimizers:
-            if _optimizer_guard(opt) != hyper:
-                return None
-        for module, training in self.modules:
-            if module.training is not training:
-                return None
-        return cells
-
-
-class _OutputMarker:
-    def __repr__(self):
-        return "<output>"
-
-
-_OUT = _OutputMarker()
-
-
-class _Lifted:
-    """Puts tracers into the lifted cells for a trace, and the arrays back afterwards."""
-
-    def __init__(self, cells):
-        self.cells = cells
-        self.saved = [(c.value, c.gen, c.version) for c in cells]
-
-    def put(self, values):
-        for c, v in zip(self.cells, values):
-            c.value = v
-            c.gen += 1
-
-    def version_delta(self, k):
-        return self.cells[k].version - self.saved[k][2]
-
-    def restore(self):
-        # a generation no view has cached: views re-read their value
-        for c, (value, gen, version) in zip(self.cells, self.saved):
-            c.value = value
-            c.gen = max(c.gen, gen) + 1
-            c.version = version
 
 
 class _Unsupported(Exception):
