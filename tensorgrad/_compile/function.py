@@ -166,7 +166,7 @@ def _signature(treedef, leaves):
 
 def _describe(error):
     """The user's line where a traced value was needed as a Python value."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the tensorgrad package
     frames = traceback.extract_tb(error.__traceback__)
     user = [f for f in frames if not os.path.abspath(f.filename).startswith(here)
             and f"{os.sep}jax{os.sep}" not in f.filename]
