@@ -11,7 +11,17 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from .watch import ACTIVE as _WATCHING, note_cell
+from .watch import note_cell, on_watching
+
+_WATCHING = False       # a storage watch is open in some thread (kept by watch.py)
+
+
+def _set_watching(flag):
+    global _WATCHING
+    _WATCHING = flag
+
+
+on_watching(_set_watching)
 
 
 class Cell:
@@ -28,7 +38,7 @@ class Cell:
         self.value = value
         self.gen = 0
         self.version = 0
-        if _WATCHING[0]:
+        if _WATCHING:
             note_cell(self)
 
 

@@ -22,10 +22,11 @@ True
   and writes reach no watch of this one.
 * Nesting: watches open in one thread form a stack and every event reaches all of them,
   innermost first (a ``func`` closure watch inside a compiled step is seen by both).
-* Cost: ``ACTIVE[0]`` counts the watches open in all threads. The tensor's accessors test it
-  before anything else (``if ACTIVE[0]: note_read(t)``), so with no watch open anywhere an
-  access pays one list lookup; only while some watch is open does an access look up this
-  thread's stack.
+* Cost: ``ACTIVE[0]`` counts the watches open in all threads, and each module on the hot path
+  keeps a module-level flag that is True while that count is not zero (it registers a setter
+  with ``on_watching``). The accessors test their flag before anything else
+  (``if _WATCHING: note_read(t)``), so with no watch open anywhere an access pays one test of a
+  global; only while some watch is open does an access look up this thread's stack.
 
 The event functions are called by the tensor layer (``Tensor._data``, ``Tensor._write``,
 ``Tensor._grad``, ``apply``) and by ``Cell``; this module knows nothing of tensors.
@@ -33,10 +34,21 @@ The event functions are called by the tensor layer (``Tensor._data``, ``Tensor._
 
 import threading
 
-__all__ = ["Watch", "ACTIVE", "note_read", "note_write", "note_cell", "note_grad_read", "note_grad_write"]
+__all__ = ["Watch", "ACTIVE", "on_watching", "open_watches", "note_read", "note_write", "note_cell",
+           "note_grad_read", "note_grad_write"]
 
 ACTIVE = [0]            # how many watches are open, in all threads
 _COUNT_LOCK = threading.Lock()
+_SETTERS = []           # flag setters of the hot modules (``on_watching``)
+
+
+def on_watching(setter):
+    """Call ``setter(True)`` when the first watch opens in any thread and ``setter(False)`` when
+    the last one closes; call it now with the current state. A module on the hot path keeps a
+    module-level flag this way: testing a global costs less than looking up ``ACTIVE[0]``."""
+    with _COUNT_LOCK:
+        _SETTERS.append(setter)
+        setter(ACTIVE[0] > 0)
 
 
 class _Open(threading.local):
@@ -70,6 +82,9 @@ class Watch:
     def __enter__(self):
         with _COUNT_LOCK:
             ACTIVE[0] += 1
+            if ACTIVE[0] == 1:
+                for setter in _SETTERS:
+                    setter(True)
         _OPEN.watches = _OPEN.watches + (self,)
         return self
 
@@ -81,6 +96,9 @@ class Watch:
             _OPEN.watches = tuple(w for w in watches if w is not self)
         with _COUNT_LOCK:
             ACTIVE[0] -= 1
+            if ACTIVE[0] == 0:
+                for setter in _SETTERS:
+                    setter(False)
         return False
 
 

@@ -19,8 +19,18 @@ from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
 from .._storage.cell import Cell
-from .._storage.watch import ACTIVE as _WATCHING, note_read
+from .._storage.watch import note_read, on_watching
 from .tensor import Tensor, _wrap
+
+_WATCHING = False       # a storage watch is open in some thread (kept by watch.py)
+
+
+def _set_watching(flag):
+    global _WATCHING
+    _WATCHING = flag
+
+
+on_watching(_set_watching)
 
 _NUMBER = (int, float, complex, np.number, np.bool_)
 
@@ -85,7 +95,6 @@ def apply(op, args, cfg=(), *, _view_result=True):
     arrays = []
     record = False
     scalars_as_arrays = op.scalar_slots
-    watching = _WATCHING[0]
     for a in args:
         if isinstance(a, Tensor):
             if a._base is not None and STATE.grad:
@@ -94,7 +103,7 @@ def apply(op, args, cfg=(), *, _view_result=True):
                     record = True       # a view requires grad when its base does
             if a._view is None:
                 # ``a._data``, inlined: the hottest read there is
-                if watching:
+                if _WATCHING:
                     note_read(a)
                 arrays.append(a._cell.value)
             else:
@@ -117,6 +126,7 @@ def apply(op, args, cfg=(), *, _view_result=True):
     if type(out) is not tuple and not op.is_view:
         t = object.__new__(Tensor)
         t._cell = Cell(out)
+        t._view = None
         if STATE.inference:
             t._inference = True
         return t
@@ -162,6 +172,7 @@ def _make_output(op, args, arrays, cfg, out, k, node, view_result):
             t._creation = "multi"
     else:
         t._cell = Cell(out)
+        t._view = None
     if node is not None and _kind(out):
         t._grad_fn = node
         t._rg = True
@@ -223,6 +234,7 @@ def _record(op, args, arrays, cfg, view_result):
     if not multi and not op.is_view:
         t = object.__new__(Tensor)
         t._cell = Cell(out)
+        t._view = None
         if _FLOAT_KIND.get(out.dtype):
             t._grad_fn = node
             t._rg = True

@@ -4,7 +4,7 @@ constructors of plain tensors (``_wrap``).
 A Tensor points at a storage cell (``_cell``), and a view also at the chain of view steps from
 the cell's array to its value (``_view``). ``_data`` reads the value, ``_write`` stores one;
 both, and ``.grad`` reads and writes, are events for an open storage watch
-(``tensorgrad/_storage/watch.py``), at the cost of one list lookup when none is open.
+(``tensorgrad/_storage/watch.py``), at the cost of testing one module flag when none is open.
 
 Two methods come from the modules above this one in the package: ``_sync_view`` (rebuilding a
 view's history after an in-place write, ``inplace.py``) and ``backward`` (``backward.py``); the
@@ -26,10 +26,20 @@ from .._autograd.grad_mode import STATE
 from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
 from .._storage.cell import Cell, VersionCounter, reader, writer
-from .._storage.watch import ACTIVE as _WATCHING, note_read, note_write, note_grad_read, note_grad_write
+from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
 
 # The package, where the layers above set REPR and LEGACY_CONSTRUCTOR (see the end of this file).
 _PACKAGE = sys.modules[__package__]
+
+_WATCHING = False       # a storage watch is open in some thread (kept by watch.py)
+
+
+def _set_watching(flag):
+    global _WATCHING
+    _WATCHING = flag
+
+
+on_watching(_set_watching)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -61,7 +71,8 @@ class Tensor:
     """
 
     # Class-level defaults keep construction cheap: an op output sets only what differs.
-    _view = None        # (steps, dyns): from the cell's array to this tensor's value
+    _view = None        # (steps, dyns): from the cell's array to this tensor's value (set on every
+                        # tensor made here, though: an instance attribute reads faster, and _data reads it)
     _vcache = None      # this view's value at cell generation _vgen
     _vgen = -1
     _base = None        # the autograd base of a view
@@ -90,7 +101,7 @@ class Tensor:
     @property
     def _data(self):
         """The current jax array (recomputed for a view whose storage was written)."""
-        if _WATCHING[0]:
+        if _WATCHING:
             note_read(self)
         view = self._view
         if view is None:
@@ -110,7 +121,7 @@ class Tensor:
 
     def _write(self, value):
         """Store ``value`` (this tensor's shape and dtype) into the storage."""
-        if _WATCHING[0]:
+        if _WATCHING:
             note_write(self)
         cell = self._cell
         view = self._view
@@ -125,13 +136,13 @@ class Tensor:
     @property
     def _grad(self):
         """``.grad`` without PyTorch's checks and warning (what the engine and optimizers use)."""
-        if _WATCHING[0]:
+        if _WATCHING:
             note_grad_read(self, self._grad_value)
         return self._grad_value
 
     @_grad.setter
     def _grad(self, value):
-        if _WATCHING[0]:
+        if _WATCHING:
             note_grad_write(self, self._grad_value)
         self._grad_value = value
 
@@ -244,7 +255,7 @@ class Tensor:
     def grad(self):
         if self._grad_fn is not None and not self._retains:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        if _WATCHING[0]:
+        if _WATCHING:
             note_grad_read(self, self._grad_value)
         return self._grad_value
 
@@ -312,7 +323,7 @@ class Tensor:
             self._post_acc = {}
         return RemovableHandle(self._post_acc, hook)
 
-    # ``backward`` is attached by ``backward.py``; ``_sync_view`` by ``inplace.py``.
+    # ``backward`` (backward.py) and ``_sync_view`` (inplace.py) are attached by the package's __init__.
 
     # ------------------------------------------------------------------ detach and data
     def detach(self):
@@ -324,8 +335,7 @@ class Tensor:
             return t
         t._cell = self._cell
         t._vc = self._vc
-        if self._view is not None:
-            t._view = self._view
+        t._view = self._view
         return t
 
     def detach_(self):
@@ -509,6 +519,7 @@ def _wrap(array, requires_grad=False):
     """A new leaf Tensor over ``array``."""
     t = object.__new__(Tensor)
     t._cell = Cell(array)
+    t._view = None
     if requires_grad:
         t._rg = True
     if STATE.inference:
