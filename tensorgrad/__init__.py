@@ -59,7 +59,7 @@ from . import special as special
 from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load
-from ._compile import compile as compile
+from ._compile_api import compile as compile
 from ._typename import typename as typename
 from ._api.inplace import inplace_of as _inplace_of
 from ._api.surface import exported as _exported, install_methods as _install_methods

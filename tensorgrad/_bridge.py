@@ -3,8 +3,10 @@
 * ``Tensor`` is a JAX pytree whose one child is its array, so Tensors pass through ``jax.jit``,
   ``jax.grad`` and ``jax.vmap`` and come back as Tensors.
 * ``record_call(fn, args)`` runs a JAX-traceable function of Tensors as one op on the tape: when
-  an input requires grad, one node keeps the ``jax.vjp`` of the whole call. ``call_jax``,
-  ``tensorgrad.func`` and ``autograd.functional`` are built on it.
+  an input requires grad, one node (``JaxCallNode``, in ``tensorgrad/_autograd/node.py``) keeps
+  the ``jax.vjp`` of the whole call. ``call_jax``, ``tensorgrad.func`` and
+  ``autograd.functional`` are built on it. The tensors a call closes over are found with a
+  storage watch (``_ClosureWatch``).
 * ``functional_scope()`` marks code run by a ``tensorgrad.func`` transform: there ``no_grad``
   and ``detach()`` stop gradients (``jax.lax.stop_gradient``) and ``backward()`` is an error.
 * ``from_jax``, ``from_dlpack`` and ``Tensor.__dlpack__`` exchange arrays without copying.
@@ -14,10 +16,10 @@ import contextlib
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from ._autograd.grad_mode import STATE
-from ._autograd.node import Node, SECOND_BACKWARD, node_class
+from ._autograd.node import JaxCallNode, node_class, _inexact, _zero_cotangent
+from ._storage.watch import Watch
 from ._tensor import Tensor, _wrap, _wrap_on_edge
 
 
@@ -98,98 +100,45 @@ def functional_scope(vmap=False, forward=False):
 
 # ---------------------------------------------------------------------- recorded calls
 
-class JaxCallNode(Node):
-    """The node of a recorded JAX call: its backward is the call's ``jax.vjp``."""
+def _replay_call(node, grads):
+    """A recorded call's backward (create_graph), recorded as a call itself so that it can be
+    differentiated again (``JaxCallNode.replay``)."""
+    inputs = []
+    for arr, (fn, nr) in zip(node.primals, node._next):
+        if fn is None:
+            inputs.append(_wrap(arr))
+        else:
+            inputs.append(_wrap_on_edge(arr, fn, nr))
+    cts = []
+    for g, aval in zip(grads, node.avals):
+        if _inexact(aval[1]):
+            cts.append(_wrap(jnp.zeros(aval[0], aval[1])) if g is None else g)
+    pure = node.pure
+    avals = node.avals
+    n = len(inputs)
 
-    freed = False
+    def backward(*tensors):
+        primals = [t._data for t in tensors[:n]]
+        given = iter([t._data for t in tensors[n:]])
+        full = [next(given) if _inexact(a[1]) else _zero_cotangent(a) for a in avals]
+        return [_wrap(g) for g in jax.vjp(pure, *primals)[1](full)]
 
-    def __init__(self, next_edges, pure, primals, vjp_fn, avals):
-        Node.__init__(self, next_edges)
-        self.pure = pure            # arrays of the differentiated inputs -> list of output arrays
-        self.primals = primals
-        self.vjp_fn = vjp_fn
-        self.avals = avals          # (shape, dtype) of each output
-
-    def _num_outputs(self):
-        return len(self.avals)
-
-    def _release(self):
-        self.primals = None
-        self.vjp_fn = None
-        self.freed = True
-
-    def _apply(self, grads, create_graph, gops):
-        if self.freed:
-            raise RuntimeError(SECOND_BACKWARD)
-        if create_graph:
-            return self._replay(grads)
-        cts = []
-        for g, aval in zip(grads, self.avals):
-            if g is None or not _inexact(aval[1]):
-                cts.append(_zero_cotangent(aval))
-            else:
-                cts.append(g.astype(aval[1]))
-        return list(self.vjp_fn(cts))
-
-    def _replay(self, grads):
-        """The backward as a recorded call, so that it can be differentiated again."""
-        inputs = []
-        for arr, (fn, nr) in zip(self.primals, self._next):
-            if fn is None:
-                inputs.append(_wrap(arr))
-            else:
-                inputs.append(_wrap_on_edge(arr, fn, nr))
-        cts = []
-        for g, aval in zip(grads, self.avals):
-            if _inexact(aval[1]):
-                cts.append(_wrap(jnp.zeros(aval[0], aval[1])) if g is None else g)
-        pure = self.pure
-        avals = self.avals
-        n = len(inputs)
-
-        def backward(*tensors):
-            primals = [t._data for t in tensors[:n]]
-            given = iter([t._data for t in tensors[n:]])
-            full = [next(given) if _inexact(a[1]) else _zero_cotangent(a) for a in avals]
-            return [_wrap(g) for g in jax.vjp(pure, *primals)[1](full)]
-
-        return list(record_call(backward, tuple(inputs) + tuple(cts), name=type(self).__name__ + "Backward"))
+    return list(record_call(backward, tuple(inputs) + tuple(cts), name=type(node).__name__ + "Backward"))
 
 
-def _inexact(dtype):
-    return jnp.issubdtype(dtype, jnp.inexact)
-
-
-def _zero_cotangent(aval):
-    shape, dtype = aval
-    if _inexact(dtype):
-        return jnp.zeros(shape, dtype)
-    return np.zeros(shape, jax.dtypes.float0)
-
-
-class _ClosureWatch:
+class _ClosureWatch(Watch):
     """Notes the tensors from outside a transformed function that it reads and that require
-    grad (the tensors it closes over), by wrapping ``Tensor._data`` while it runs."""
+    grad (the tensors it closes over): a storage watch on this thread's reads."""
 
-    def __enter__(self):
+    def __init__(self):
         self.found = {}
-        self.prev = Tensor.__dict__["_data"]
-        read = self.prev.fget
-        found = self.found
 
-        def data(t):
-            if t._rg or t._base is not None:
-                base = t if t._base is None else t._base
-                if base._rg and id(base) not in found and not isinstance(base._cell.value, jax.core.Tracer):
-                    found[id(base)] = base
-            return read(t)
-
-        Tensor._data = property(data)
-        return self
-
-    def __exit__(self, *exc):
-        Tensor._data = self.prev
-        return False
+    def read(self, t):
+        if t._rg or t._base is not None:
+            base = t if t._base is None else t._base
+            found = self.found
+            if base._rg and id(base) not in found and not isinstance(base._cell.value, jax.core.Tracer):
+                found[id(base)] = base
 
 
 def record_call(fn, args, name="CallJaxBackward0"):
@@ -247,7 +196,8 @@ def record_call(fn, args, name="CallJaxBackward0"):
             outs, vjp_fn = jax.vjp(pure, *primals, *[t._data for t in closures])
     avals = tuple((o.shape, o.dtype) for o in outs)
     edges = tuple(flat[i]._edge() for i in diff) + tuple(t._edge() for t in closures)
-    node = node_class(name, JaxCallNode)(edges, pure, primals + [t._data for t in closures], vjp_fn, avals)
+    node = node_class(name, JaxCallNode)(edges, pure, primals + [t._data for t in closures], vjp_fn, avals,
+                                         _replay_call)
     if STATE.anomaly:
         import traceback
         node._trace = traceback.format_stack()[:-2]

@@ -2,39 +2,53 @@
 
 Gradients flow as jax arrays, or as Tensors when ``create_graph`` asks for a differentiable
 backward. The engine never names an op: an OpNode's backward is its op's compiled VJP, and
-the graph-building parts it needs (wrapping arrays for hooks, recording a backward as an op)
-come from the caller as a ``GraphOps``.
+the Tensor-level parts it and the nodes need (wrapping arrays for hooks, recording a backward
+as an op, reading and writing a leaf's ``.grad``) come from the caller as a ``GraphOps``; the
+engine touches no Tensor itself.
 """
 
 import heapq
 import os
+import threading
 import warnings
 
 import jax
 import jax.numpy as jnp
 
 from .grad_mode import STATE
-from .node import AccumulateGrad, OpNode
+from .node import AccumulateGrad, OpNode, accumulate_grad, _add
 from .._ops.registry import vjp_call
 
 
-@jax.jit
-def _add(a, b):
-    return a + b
-
-
 class GraphOps:
-    """What the engine needs from the Tensor layer (given by the caller, to keep imports one-way).
+    """What the engine and the nodes need from the Tensor layer (given by the caller, to keep
+    imports one-way).
 
-    wrap(array) -> Tensor; unwrap(Tensor) -> array; replay(node, grads) -> recorded grads
-    (create_graph); add(a, b) for Tensors; version_error(node, entry) -> RuntimeError.
+    Gradients: ``wrap(array) -> Tensor``; ``unwrap(Tensor) -> array``; ``add(a, b)`` of Tensors;
+    ``replay(node, grads) -> recorded grads`` (an OpNode's backward under create_graph);
+    ``version_error(node, entry) -> RuntimeError`` (a saved tensor was modified in place).
+
+    Leaves (``AccumulateGrad``): ``get_grad(t)`` and ``set_grad(t, g)`` (``t.grad`` without
+    PyTorch's non-leaf warning or checks); ``dtype_of(t)``, the dtype of ``t``'s array;
+    ``has_history(t)``, whether ``t`` has a grad_fn or requires grad; ``write_in_place(t, array)``
+    (an in-place write that moves the version); ``grad_copy(t, g)``, the differentiable copy of
+    ``g`` in ``t``'s dtype (create_graph); ``post_accumulate_hooks(t)``, a dict or None.
     """
 
-    def __init__(self, wrap, replay, add, version_error):
+    def __init__(self, *, wrap, unwrap, add, replay, version_error, get_grad, set_grad, dtype_of,
+                 has_history, write_in_place, grad_copy, post_accumulate_hooks):
         self.wrap = wrap
-        self.replay = replay
+        self.unwrap = unwrap
         self.add = add
+        self.replay = replay
         self.version_error = version_error
+        self.get_grad = get_grad
+        self.set_grad = set_grad
+        self.dtype_of = dtype_of
+        self.has_history = has_history
+        self.write_in_place = write_in_place
+        self.grad_copy = grad_copy
+        self.post_accumulate_hooks = post_accumulate_hooks
 
 
 def _call_tensor_hooks(node, grads, gops, create_graph):
@@ -49,7 +63,7 @@ def _call_tensor_hooks(node, grads, gops, create_graph):
                     name = getattr(fn, "__name__", repr(fn))
                     raise RuntimeError(f"hook '{name}' has changed the size of value")
                 g = new
-        grads[nr] = g if create_graph else g._data
+        grads[nr] = g if create_graph else gops.unwrap(g)
 
 
 def _wrap_tuple(grads, gops, create_graph):
@@ -58,17 +72,17 @@ def _wrap_tuple(grads, gops, create_graph):
     return tuple(None if g is None else gops.wrap(g) for g in grads)
 
 
-def _unwrap_tuple(grads, create_graph):
+def _unwrap_tuple(grads, gops, create_graph):
     if create_graph:
         return list(grads)
-    return [None if g is None else g._data for g in grads]
+    return [None if g is None else gops.unwrap(g) for g in grads]
 
 
 def _run_pre_hooks(node, grads, gops, create_graph):
     for fn in list(node._pre.values()):
         new = fn(_wrap_tuple(grads, gops, create_graph))
         if new is not None:
-            grads = _unwrap_tuple(new, create_graph)
+            grads = _unwrap_tuple(new, gops, create_graph)
     return grads
 
 
@@ -76,7 +90,7 @@ def _run_post_hooks(node, grad_inputs, grads, gops, create_graph):
     for fn in list(node._post.values()):
         new = fn(_wrap_tuple(grad_inputs, gops, create_graph), _wrap_tuple(grads, gops, create_graph))
         if new is not None:
-            grad_inputs = _unwrap_tuple(new, create_graph)
+            grad_inputs = _unwrap_tuple(new, gops, create_graph)
     return grad_inputs
 
 
@@ -99,7 +113,16 @@ def _topological(roots, deps):
     return order
 
 
-RUNS = [0]     # how many backward passes ran (tensorgrad.compile notes whether a step ran one)
+class _Runs(threading.local):
+    count = 0
+
+
+_RUNS = _Runs()
+
+
+def backward_runs():
+    """How many backward passes this thread ran (tensorgrad.compile notes whether a step ran one)."""
+    return _RUNS.count
 
 
 def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
@@ -118,7 +141,7 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
     Returns:
       the captured gradients, a list (None where nothing arrived).
     """
-    RUNS[0] += 1
+    _RUNS.count += 1
     deps = {}
     roots = []
     for node, _ in root_edges:
@@ -207,7 +230,7 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
         for nr, ref in node._retain.items():
             t = ref()
             if t is not None and grads[nr] is not None:
-                t._accumulate_grad(grads[nr], create_graph, retained=True)
+                accumulate_grad(t, grads[nr], create_graph, gops, retained=True)
     if capture is not None and not (accumulate and type(node) is AccumulateGrad):
         for nr in range(len(grads)):
             slot = capture.get((node, nr))
@@ -219,14 +242,8 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
     if node._pre:
         grads = _run_pre_hooks(node, grads, gops, create_graph)
     if type(node) is AccumulateGrad:
-        if accumulate:
-            var = node.variable
-            if var is not None and grads[0] is not None:
-                var._accumulate_grad(grads[0], create_graph)
-                if var._post_acc:
-                    for fn in list(var._post_acc.values()):
-                        if fn(var) is not None:
-                            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        if accumulate and grads[0] is not None:
+            node.accumulate(grads[0], create_graph, gops)
         if node._post:
             _run_post_hooks(node, [], grads, gops, create_graph)
         return None
@@ -238,7 +255,7 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
         grad_inputs = _run_post_hooks(node, grad_inputs, grads, gops, create_graph)
     if STATE.anomaly and STATE.anomaly_check_nan:
         for i, g in enumerate(grad_inputs):
-            if g is not None and bool(jnp.isnan(g._data if create_graph else g).any()):
+            if g is not None and bool(jnp.isnan(gops.unwrap(g) if create_graph else g).any()):
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     return grad_inputs
 
@@ -272,7 +289,7 @@ _FUSED_LIMIT = 512
 _FUSED_MAX_NODES = 1000     # bigger graphs would spend longer compiling than running
 
 
-def _structure(order, root_edges):
+def _structure(order, root_edges, gops):
     index = {n: i for i, n in enumerate(order)}
     parts = []
     for n in order:
@@ -280,7 +297,7 @@ def _structure(order, root_edges):
             return None, None
         if type(n) is AccumulateGrad:
             var = n.variable
-            if var is None or var._post_acc:
+            if var is None or gops.post_accumulate_hooks(var):
                 return None, None
             parts.append(None)
             continue
@@ -334,7 +351,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
     if not 3 <= len(deps) <= _FUSED_MAX_NODES:
         return False
     order = _topological(roots, deps)
-    key, index = _structure(order, root_edges)
+    key, index = _structure(order, root_edges, gops)
     if key is None:
         return False
     program = _FUSED.get(key)
@@ -357,7 +374,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
     leaf_grads = program(primals, grads)
     for acc, g in zip(leaves, leaf_grads):
         if g is not None:
-            acc.variable._accumulate_grad(g, False)
+            acc.accumulate(g, False, gops)
     if not retain_graph:
         for n in order:
             n._release()

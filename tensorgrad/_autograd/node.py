@@ -1,12 +1,28 @@
-"""Graph nodes: what ``tensor.grad_fn`` returns.
+"""Graph nodes: what ``tensor.grad_fn`` returns. Every kind of node lives here.
 
-A node of a recorded op keeps the op, its configuration and the primal values it was called
-with; its backward is the op's compiled VJP replayed on them. ``AccumulateGrad`` ends each path
-at a leaf. Node classes are made per PyTorch name (``MulBackward0``) so that ``type(node)``
-and ``repr(node)`` read as PyTorch's.
+* ``Node``: the base (``isinstance(t.grad_fn, autograd.graph.Node)``): edges, hooks, names.
+* ``OpNode``: one recorded op call; it keeps the op, its configuration and the primal values
+  it was called with, and its backward is the op's compiled VJP replayed on them.
+* ``AccumulateGrad``: ends each path at a leaf and adds the gradient into ``leaf.grad``.
+* ``JaxCallNode``: a recorded JAX call (``call_jax``, ``tensorgrad.func`` on the tape); its
+  backward is the call's ``jax.vjp``.
+* ``CompiledFunctionBackward``: a compiled forward (``tensorgrad.compile``); its backward is the
+  program's ``jax.vjp``.
+* ``FunctionNode``: the graph half of a custom ``autograd.Function``'s node (the ctx half and the
+  user's code are in ``tensorgrad/autograd/function.py``).
+
+Node classes are made per PyTorch name (``MulBackward0``) so that ``type(node)`` and
+``repr(node)`` read as PyTorch's. This layer knows no Tensor: where a node needs one (wrapping a
+gradient for a hook or a user's backward, reading or writing a leaf's ``.grad``) it goes through
+the ``gops`` the engine passes it (``engine.GraphOps``, made by the tensor layer).
 """
 
 import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
 
 from .._hooks import RemovableHandle
 
@@ -25,6 +41,22 @@ SECOND_BACKWARD = (
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+def short_name(node):
+    """PyTorch's node name in version errors: ``SigmoidBackward0`` -> ``Sigmoid``, ``PowBackward1`` -> ``Pow1``."""
+    name = node.name()
+    if "Backward" not in name:
+        return name
+    head, _, tail = name.partition("Backward")
+    if not tail.isdigit():
+        return name
+    return head + ("" if tail == "0" else tail)
+
+
+@jax.jit
+def _add(a, b):
+    return a + b
 
 
 class Node:
@@ -166,5 +198,183 @@ class AccumulateGrad(Node):
     def variable(self):
         return self._variable()
 
+    def accumulate(self, grad, create_graph, gops):
+        """Add ``grad`` into the leaf's ``.grad``, then run its post-accumulate-grad hooks."""
+        var = self._variable()
+        if var is None:
+            return
+        accumulate_grad(var, grad, create_graph, gops)
+        hooks = gops.post_accumulate_hooks(var)
+        if hooks:
+            for fn in list(hooks.values()):
+                if fn(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
 
 AccumulateGrad.__module__ = "builtins"
+
+
+def accumulate_grad(variable, grad, create_graph, gops, retained=False):
+    """Add a backward's gradient into ``variable.grad`` as PyTorch does.
+
+    With ``create_graph``, ``grad`` is a Tensor: the first gradient is stored as a differentiable
+    copy in the variable's dtype (``CopyBackwards``), later ones are added out of place (recorded).
+    Otherwise ``grad`` is an array, cast to the variable's dtype: the first becomes a new ``.grad``;
+    a retained non-leaf gradient (``retain_grad``) and a ``.grad`` that has a history or requires
+    grad get a new ``.grad`` object; else ``.grad`` is added to in place (the same object keeps
+    receiving and its version moves).
+    """
+    if create_graph:
+        old = gops.get_grad(variable)
+        gops.set_grad(variable, gops.grad_copy(variable, grad) if old is None else gops.add(old, grad))
+        return
+    dtype = gops.dtype_of(variable)
+    if grad.dtype != dtype:
+        grad = grad.astype(dtype)
+    old = gops.get_grad(variable)
+    if old is None:
+        gops.set_grad(variable, gops.wrap(grad))
+    elif retained:
+        # PyTorch's retain_grad hook accumulates out of place (a new .grad object)
+        gops.set_grad(variable, gops.wrap(_add(gops.unwrap(old), grad)))
+    elif gops.has_history(old):
+        gops.set_grad(variable, gops.add(old, gops.wrap(grad)))
+    else:
+        gops.write_in_place(old, _add(gops.unwrap(old), grad))
+
+
+# ---------------------------------------------------------------------- nodes of JAX calls
+
+def _inexact(dtype):
+    return jnp.issubdtype(dtype, jnp.inexact)
+
+
+def _zero_cotangent(aval):
+    shape, dtype = aval
+    if _inexact(dtype):
+        return jnp.zeros(shape, dtype)
+    return np.zeros(shape, jax.dtypes.float0)
+
+
+class JaxCallNode(Node):
+    """The node of a recorded JAX call: its backward is the call's ``jax.vjp``.
+
+    ``replay(node, grads)``, given by whoever recorded the call, records the backward as a new
+    call (create_graph), so that it can be differentiated again.
+    """
+
+    freed = False
+
+    def __init__(self, next_edges, pure, primals, vjp_fn, avals, replay):
+        Node.__init__(self, next_edges)
+        self.pure = pure            # arrays of the differentiated inputs -> list of output arrays
+        self.primals = primals
+        self.vjp_fn = vjp_fn
+        self.avals = avals          # (shape, dtype) of each output
+        self.replay = replay
+
+    def _num_outputs(self):
+        return len(self.avals)
+
+    def _release(self):
+        self.primals = None
+        self.vjp_fn = None
+        self.freed = True
+
+    def _apply(self, grads, create_graph, gops):
+        if self.freed:
+            raise RuntimeError(SECOND_BACKWARD)
+        if create_graph:
+            return self.replay(self, grads)
+        cts = []
+        for g, aval in zip(grads, self.avals):
+            if g is None or not _inexact(aval[1]):
+                cts.append(_zero_cotangent(aval))
+            else:
+                cts.append(g.astype(aval[1]))
+        return list(self.vjp_fn(cts))
+
+
+class CompiledFunctionBackward(Node):
+    """The node of a compiled forward: its backward is the program's ``jax.vjp``."""
+
+    def __init__(self, next_edges, vjp_fn, avals):
+        Node.__init__(self, next_edges)
+        self.vjp_fn = vjp_fn
+        self.avals = avals
+
+    def _num_outputs(self):
+        return len(self.avals)
+
+    def _release(self):
+        self.vjp_fn = None
+
+    def _apply(self, grads, create_graph, gops):
+        if self.vjp_fn is None:
+            raise RuntimeError(SECOND_BACKWARD)
+        if create_graph:
+            raise RuntimeError("tensorgrad.compile: a compiled forward does not support double backward "
+                               "(create_graph=True); run it eagerly for higher-order gradients")
+        cts = [jnp.zeros(shape, dtype) if g is None else g.astype(dtype) for g, (shape, dtype) in zip(grads, self.avals)]
+        return list(_pull(self.vjp_fn, cts))
+
+
+@jax.jit
+def _pull(vjp_fn, cts):
+    return vjp_fn(cts)[0]
+
+
+# ---------------------------------------------------------------------- custom Functions
+
+class FunctionNode(Node):
+    """The graph half of the node of one ``autograd.Function.apply`` call (``MyFnBackward``).
+
+    The node is also the call's ``ctx``: ``autograd.function.BackwardCFunction`` joins this class
+    with ``FunctionCtx`` and runs the user's backward in ``_user_backward``. Here: the node's
+    outputs and inputs, freeing what it saved, and the gradients in and out of the user's code.
+    """
+
+    _inputs = ()            # per forward argument: (shape, dtype) of a Tensor, else None
+    _outputs = ()           # per forward output: (shape, dtype) of a Tensor, else None
+    _saved = None           # ((tensor, version_holder, version), ...) packed after forward
+    _freed = False
+    to_save = ()
+    materialize_grads = True
+
+    def __init__(self):
+        Node.__init__(self, ())
+
+    def __repr__(self):
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def _num_outputs(self):
+        return max(1, len(self._outputs))
+
+    def _release(self):
+        if self._saved:
+            self._freed = True
+            self._saved = None
+            self.to_save = ()
+
+    def _user_backward(self, grad_outputs):
+        """Per forward argument, its gradient (a Tensor or None) from the user's backward."""
+        raise NotImplementedError
+
+    def _apply(self, grads, create_graph, gops):
+        """Run the user's backward on the output gradients; one gradient per tensor input."""
+        grad_outputs = []
+        for meta, g in zip(self._outputs, list(grads) + [None] * (len(self._outputs) - len(grads))):
+            if g is None:
+                if meta is not None and self.materialize_grads:
+                    g = jnp.zeros(meta[0], meta[1])
+                    g = gops.wrap(g) if create_graph else g
+                grad_outputs.append(None if g is None else (g if create_graph else gops.wrap(g)))
+            else:
+                grad_outputs.append(g if create_graph else gops.wrap(g))
+        checked = self._user_backward(grad_outputs)
+        out = []
+        for meta, g in zip(self._inputs, checked):
+            if meta is None:
+                continue
+            out.append(None if g is None else (g if create_graph else gops.unwrap(g)))
+        return out

@@ -1,7 +1,8 @@
 """``autograd.Function``: user-defined ops with a hand-written backward.
 
 On the tape, ``MyFn.apply`` runs ``forward`` under no_grad and records one node, an instance of
-the class ``MyFnBackward``, which is also the ``ctx`` that forward and backward share. Inside a
+the class ``MyFnBackward``, which is also the ``ctx`` that forward and backward share (its graph
+half is ``FunctionNode`` in ``tensorgrad/_autograd/node.py``; its ctx half is here). Inside a
 JAX transform (``tensorgrad.func``, ``jax.grad`` over tensorgrad code) the same Function becomes
 a ``jax.custom_vjp``, so the transform differentiates it with the user's backward too.
 """
@@ -16,7 +17,7 @@ import numpy as np
 
 from .._autograd.grad_mode import STATE, no_grad
 from .._dtype import FROM_NP
-from .._autograd.node import Node, SECOND_BACKWARD
+from .._autograd.node import FunctionNode, SECOND_BACKWARD
 from .._tensor import Tensor, _wrap, _version_error
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -83,48 +84,14 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
 
-class BackwardCFunction(FunctionCtx, Node):
+class BackwardCFunction(FunctionCtx, FunctionNode):
     """The graph node of one ``Function.apply`` call; it doubles as the ``ctx``."""
 
     _forward_cls = None
-    _inputs = ()            # per forward argument: (shape, dtype) of a Tensor, else None
-    _outputs = ()           # per forward output: (shape, dtype) of a Tensor, else None
 
-    def __init__(self):
-        Node.__init__(self, ())
-
-    def __repr__(self):
-        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
-
-    def _num_outputs(self):
-        return max(1, len(self._outputs))
-
-    def _release(self):
-        if self._saved:
-            self._freed = True
-            self._saved = None
-            self.to_save = ()
-
-    def _apply(self, grads, create_graph, gops):
-        """Run the user's backward on the output gradients; one gradient per tensor input."""
-        cls = self._forward_cls
-        grad_outputs = []
-        for meta, g in zip(self._outputs, list(grads) + [None] * (len(self._outputs) - len(grads))):
-            if g is None:
-                if meta is not None and self.materialize_grads:
-                    g = jnp.zeros(meta[0], meta[1])
-                    g = _wrap(g) if create_graph else g
-                grad_outputs.append(None if g is None else (g if create_graph else gops.wrap(g)))
-            else:
-                grad_outputs.append(g if create_graph else gops.wrap(g))
-        results = _call_backward(cls, self, grad_outputs)
-        checked = _check_grads(type(self).__name__, results, self._inputs)
-        out = []
-        for meta, g in zip(self._inputs, checked):
-            if meta is None:
-                continue
-            out.append(None if g is None else (g if create_graph else g._data))
-        return out
+    def _user_backward(self, grad_outputs):
+        results = _call_backward(self._forward_cls, self, grad_outputs)
+        return _check_grads(type(self).__name__, results, self._inputs)
 
 
 def _call_backward(cls, ctx, grad_outputs):

@@ -20,8 +20,7 @@ import numpy as np
 
 from .. import _dtype
 from .._autograd.grad_mode import enable_grad, no_grad
-from .._compile import note_optimizer
-from .._hooks import RemovableHandle
+from .._hooks import OPTIMIZER_STEP, RemovableHandle
 from .._tensor import Tensor
 from .._typename import typename
 from .._api.creation import tensor as _tensor, zeros_like
@@ -278,7 +277,8 @@ class Optimizer:
         The closure (which re-evaluates the model and returns the loss) runs with grad enabled;
         the updates run under ``no_grad``.
         """
-        note_optimizer(self)
+        if OPTIMIZER_STEP.listeners:
+            OPTIMIZER_STEP(self)    # tensorgrad.compile guards the hyperparameters of a compiled step
         loss = None
         if closure is not None:
             with enable_grad():

@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 from ... import _dtype
 from ..._autograd.grad_mode import no_grad
-from ..._hooks import RemovableHandle
+from ..._hooks import MODULE_CALL, RemovableHandle
 from ..._typename import typename
 from ..._tensor import Tensor
 from ..parameter import Parameter, Buffer
@@ -467,6 +467,8 @@ class Module(StateDictMixin):
         return handle
 
     def __call__(self, *args, **kwargs):
+        if MODULE_CALL.listeners:
+            MODULE_CALL(self)       # tensorgrad.compile guards the training flag of modules it runs
         if not self._forward_pre_hooks and not self._forward_hooks:
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)

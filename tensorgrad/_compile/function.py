@@ -1,46 +1,7 @@
-"""``tensorgrad.compile``: run an imperative step as one XLA program.
-
-``compile(step)`` returns a callable that runs ``step`` (a forward pass, ``loss.backward()``,
-``optimizer.step()``, ``zero_grad()``, dropout, ...) as one ``jax.jit`` program:
-
-* The first call for a given argument signature runs eagerly and watches which tensors the step
-  reads and writes that outlive the call: parameters, their ``.grad``, optimizer state, module
-  buffers, the random generator's key. Those are the program's *state*.
-* The next call traces the step with JAX tracers swapped into the state and the arguments (the
-  tensors keep their identity; only the arrays inside them change), compiles it, and runs it.
-  Every state tensor the step wrote gets its new value back after the call, its version counter
-  moves as the eager step would move it, and ``.grad`` attributes the step set or cleared are set
-  again. If the trace meets a tensor from outside that it did not lift, it lifts it and traces
-  again; if tracing fails, every tensor is restored.
-* Later calls check the program's guards (argument structure, shapes, dtypes and Python values,
-  grad mode, which ``.grad`` attributes are set, optimizer hyperparameters) and run the compiled
-  program; a failed guard traces a new program and keeps the old ones. ``explain()`` lists why
-  each program was traced.
-* A value Python needs inside the step (``loss.item()``, ``if x > 0``, printing a tensor) cannot
-  be traced: the step then runs eagerly, with a warning naming the line, as PyTorch's compiler
-  breaks its graph there. Return tensors and call ``.item()`` outside the step.
-* When the step does not call ``backward()`` and returns tensors that require grad (a compiled
-  forward, ``compile(model)``), the whole call is recorded as one ``CompiledFunctionBackward``
-  node whose backward is the compiled program's ``jax.vjp``; ``detach()``, ``.data`` and
-  ``no_grad`` inside stop gradients.
-
-As with ``jax.jit``, Python side effects of the step (printing, appending to a list) happen while
-tracing, not on every call.
-
->>> import tensorgrad as torch
->>> w = torch.tensor([1., 2.], requires_grad=True)
->>> opt = torch.optim.SGD([w], lr=0.1)
->>> @torch.compile
-... def step(x):
-...     opt.zero_grad()
-...     loss = (w * x).sum()
-...     loss.backward()
-...     opt.step()
-...     return loss
->>> [round(step(torch.tensor([1., 1.])).item(), 4) for _ in range(3)]
-[3.0, 2.8, 2.6]
->>> w
-tensor([0.7000, 1.7000], requires_grad=True)
+"""The compiled callable: its cache of programs per signature, the eager first call, tracing
+(with retraces to lift more tensors), running a program and writing its results back, and the
+differentiable programs of compiled forwards. What it does as the user sees it is the package's
+docstring (``tensorgrad/_compile/__init__.py``).
 """
 
 import functools
@@ -48,264 +9,23 @@ import gc
 import os
 import traceback
 import warnings
-import weakref
 
 import jax
 import jax.numpy as jnp
 
-from ._autograd import engine
-from ._autograd.grad_mode import STATE
-from ._autograd.node import Node, node_class, SECOND_BACKWARD
-from ._bridge import functional_scope, is_tensor
-from ._storage import Cell
-from ._tensor import Tensor, _wrap
+from .._autograd import engine
+from .._autograd.grad_mode import STATE
+from .._autograd.node import CompiledFunctionBackward, node_class
+from .._bridge import functional_scope, is_tensor
+from .._tensor import Tensor, _wrap
+from .recorder import _ACTIVE, _CELL, _FIXED, _GRAD, _Recorder
+from .program import _OUT, _Lifted, _Program, _layout, _optimizer_guard, _owner, _resolve
 
-__all__ = ["compile", "CompiledFunction"]
+__all__ = ["CompiledFunction"]
 
-_CELL_INIT = Cell.__init__
 _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError)
 _MAX_RETRACES = 3
-_ACTIVE = []        # the recorder of the compiled call being run (one at a time)
-
-
-# ---------------------------------------------------------------------- watching a call
-
-class _Recorder:
-    """What a call does to tensors. While the call runs it is installed as ``Tensor``'s
-    ``_data`` and ``_write`` accessors and its ``_grad`` attribute (and, in a trace, as the
-    storage cell's constructor), so nothing is paid outside compiled calls.
-
-    In the eager first call every tensor touched is remembered weakly; those still alive after
-    the call are the state. In a trace, a tensor read whose array is concrete comes from outside
-    and was not lifted (``found``); cells created by the trace are remembered (``created``) to
-    find those that outlive it.
-    """
-
-    def __init__(self, tracing):
-        self.tracing = tracing
-        self.touched = {}           # id -> weakref (eager) or tensor (trace)
-        self.found = {}             # id(cell) -> entry, for concrete tensors met in a trace
-        self.outside = []           # (cell, value, gen, version) of those, to restore
-        self.grad_of = {}           # id(grad tensor) -> the tensor whose ``.grad`` it was read as
-        self.grad_reads = {}        # id(owner) -> (owner, was None): ``.grad`` read before set
-        self.grad_writes = {}       # id(owner) -> (owner, ``.grad`` before the call)
-        self.optimizers = {}
-        self.modules = {}           # modules called (their ``training`` flag is a guard)
-        self.created = []
-
-    def _touch(self, t):
-        i = id(t)
-        if not self.tracing:
-            ref = self.touched.get(i)
-            if ref is None or ref() is not t:   # ids of dead tensors are reused
-                self.touched[i] = weakref.ref(t)
-            return
-        self.touched[i] = t
-        cell = t._cell
-        if not isinstance(cell.value, jax.core.Tracer) and id(cell) not in self.found:
-            owner = self.grad_of.get(i)
-            self.found[id(cell)] = (owner, _GRAD) if owner is not None else (t, _CELL)
-            self.outside.append((cell, cell.value, cell.gen, cell.version))   # restored after the trace
-
-    def grad_get(self, t):
-        g = t.__dict__.get("_grad")
-        i = id(t)
-        if i not in self.grad_reads and i not in self.grad_writes:
-            self.grad_reads[i] = (t, g is None)
-        if g is not None:
-            self.grad_of.setdefault(id(g), t)
-        return g
-
-    def grad_set(self, t, value):
-        i = id(t)
-        if i not in self.grad_writes:
-            self.grad_writes[i] = (t, t.__dict__.get("_grad"))
-        t.__dict__["_grad"] = value
-
-    def __enter__(self):
-        rec = self
-        _ACTIVE.append(self)
-
-        # what is installed now (another watcher's accessors, or Tensor's own), restored on exit
-        self._prev = (Tensor.__dict__["_data"], Tensor.__dict__["_write"], Tensor.__dict__["_grad"])
-        read, store = self._prev[0].fget, self._prev[1]
-        touched = self.touched
-        if self.tracing:
-            def data(t):
-                if id(t) not in touched:
-                    rec._touch(t)
-                return read(t)
-
-            def write(t, value):
-                if id(t) not in touched:
-                    rec._touch(t)
-                store(t, value)
-        else:
-            def data(t):
-                rec._touch(t)
-                return read(t)
-
-            def write(t, value):
-                rec._touch(t)
-                store(t, value)
-
-        Tensor._data = property(data)
-        Tensor._write = write
-        Tensor._grad = property(rec.grad_get, rec.grad_set)
-        if self.tracing:
-            from .nn.modules.module import Module
-            module_call = Module.__dict__["__call__"]
-
-            def cell_init(cell, value):
-                _CELL_INIT(cell, value)
-                rec.created.append(weakref.ref(cell))
-
-            def call(module, *args, **kwargs):
-                rec.modules[id(module)] = module
-                return module_call(module, *args, **kwargs)
-
-            Cell.__init__ = cell_init
-            Module.__call__ = call
-            self._module_call = module_call
-        return self
-
-    def __exit__(self, *exc):
-        Tensor._data, Tensor._write, Tensor._grad = self._prev
-        Cell.__init__ = _CELL_INIT
-        if self.tracing:
-            from .nn.modules.module import Module
-            Module.__call__ = self._module_call
-        _ACTIVE.pop()
-        return False
-
-
-def _optimizer_guard(opt):
-    """The Python numbers of an optimizer's groups, which a trace bakes into its program."""
-    return tuple(tuple((k, v) for k, v in group.items() if k != "params" and isinstance(v, (int, float, bool)))
-                 for group in opt.param_groups)
-
-
-def note_optimizer(opt):
-    """Called by ``Optimizer.step``: a compiled step that steps ``opt`` guards its hyperparameters
-    (a changed learning rate traces a new program)."""
-    if _ACTIVE:
-        _ACTIVE[-1].optimizers[id(opt)] = opt
-
-
-# ---------------------------------------------------------------------- programs
-
-_CELL, _GRAD, _FIXED = "cell", "grad", "fixed"
-
-
-def _resolve(owner, kind):
-    """The storage cell an entry names now: ``owner``'s own, that of ``owner.grad``, or (for a
-    cell the step itself created) the cell."""
-    if kind is _CELL:
-        return owner._cell
-    if kind is _FIXED:
-        return owner
-    g = owner._grad
-    return None if g is None else g._cell
-
-
-def _owner(who, tensors):
-    """A ``.grad`` owner: a tensor from outside, or ``("arg", k)``, the call's k-th tensor argument."""
-    return tensors[who[1]] if type(who) is tuple else who
-
-
-def _layout(state_cells, tensors):
-    """The distinct cells a call lifts (the state's, then the arguments') and, for each argument,
-    the position of its cell among them."""
-    cells = list(state_cells)
-    where = {id(c): k for k, c in enumerate(cells)}
-    slots = []
-    for t in tensors:
-        c = t._cell
-        k = where.get(id(c))
-        if k is None:
-            k = where[id(c)] = len(cells)
-            cells.append(c)
-        slots.append(k)
-    return cells, tuple(slots)
-
-
-class _Program:
-    """One traced version of the step, with the guards under which it is valid."""
-
-    def __init__(self, entries, slots, avals, reason):
-        self.entries = entries              # [(owner, kind)]: the state, lifted by path
-        self.slots = slots                  # each argument's position among the lifted cells
-        self.avals = avals                  # [(shape, dtype)] of each lifted cell
-        self.reason = reason
-        self.grad_guards = []               # [(owner, was None)]
-        self.optimizers = []                # [(optimizer, hyperparameters)]
-        self.modules = []                   # [(module, training)] of the modules called
-        self.written = []                   # [(cell position, version delta)]
-        self.grad_sets = []                 # [(owner, "none" | "new" | tensor)]
-        self.escaped = []                   # cells the trace created that outlive it
-        self.result = None                  # (treedef, [_OUT or the static value])
-        self.requires_grad = []             # per output: a tensor's requires_grad, None for an array
-        self.backward_ran = False
-        self.run = None                     # values -> outputs (see _collect)
-        self.diff = None                    # for a differentiable program: (entry positions, node)
-
-    def cells(self, tensors):
-        """The cells to lift for this call, or None when a guard fails."""
-        state = []
-        for owner, kind in self.entries:
-            cell = _resolve(owner, kind)
-            if cell is None:
-                return None
-            state.append(cell)
-        cells, slots = _layout(state, tensors)
-        if slots != self.slots:
-            return None
-        for cell, (shape, dtype) in zip(cells, self.avals):
-            v = cell.value
-            if v.shape != shape or v.dtype != dtype:
-                return None
-        for owner, was_none in self.grad_guards:
-            if (_owner(owner, tensors)._grad is None) != was_none:
-                return None
-        for opt, hyper in self.optimizers:
-            if _optimizer_guard(opt) != hyper:
-                return None
-        for module, training in self.modules:
-            if module.training is not training:
-                return None
-        return cells
-
-
-class _OutputMarker:
-    def __repr__(self):
-        return "<output>"
-
-
-_OUT = _OutputMarker()
-
-
-class _Lifted:
-    """Puts tracers into the lifted cells for a trace, and the arrays back afterwards."""
-
-    def __init__(self, cells):
-        self.cells = cells
-        self.saved = [(c.value, c.gen, c.version) for c in cells]
-
-    def put(self, values):
-        for c, v in zip(self.cells, values):
-            c.value = v
-            c.gen += 1
-
-    def version_delta(self, k):
-        return self.cells[k].version - self.saved[k][2]
-
-    def restore(self):
-        # a generation no view has cached: views re-read their value
-        for c, (value, gen, version) in zip(self.cells, self.saved):
-            c.value = value
-            c.gen = max(c.gen, gen) + 1
-            c.version = version
 
 
 class _Unsupported(Exception):
@@ -340,7 +60,7 @@ class CompiledFunction:
         return "\n".join(self._log)
 
     def __call__(self, *args, **kwargs):
-        if _ACTIVE or STATE.functional:
+        if _ACTIVE.recorders or STATE.functional:
             return self.fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=is_tensor)
         tensors = [x for x in leaves if isinstance(x, Tensor)]
@@ -446,7 +166,7 @@ def _signature(treedef, leaves):
 
 def _describe(error):
     """The user's line where a traced value was needed as a Python value."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the tensorgrad package
     frames = traceback.extract_tb(error.__traceback__)
     user = [f for f in frames if not os.path.abspath(f.filename).startswith(here)
             and f"{os.sep}jax{os.sep}" not in f.filename]
@@ -467,17 +187,17 @@ def _build(fn, entries, args, kwargs, tensors, reason):
     def traced(values):
         lifted = _Lifted(cells)
         lifted.put(values)
-        runs = engine.RUNS[0]
+        runs = engine.backward_runs()
         rec = _Recorder(tracing=True)
         try:
             with rec:
                 box = [fn(*args, **kwargs)]
-            program.backward_ran = engine.RUNS[0] != runs
+            program.backward_ran = engine.backward_runs() != runs
             found[:] = [e for e in rec.found.values() if id(_resolve(*e)) not in {id(c) for c in cells}]
             return _collect(program, rec, lifted, values, box, tensors)
         finally:
             for owner, before in rec.grad_writes.values():
-                owner.__dict__["_grad"] = before
+                owner._grad_value = before
             for cell, value, gen, version in rec.outside:
                 cell.value, cell.gen, cell.version = value, max(cell.gen, gen) + 1, version
             lifted.restore()
@@ -519,7 +239,7 @@ def _collect(program, rec, lifted, values, box, tensors):
     grads = []
     new_grads = set()
     for owner, before in rec.grad_writes.values():
-        now = owner.__dict__.get("_grad")
+        now = owner._grad_value
         if id(owner._cell) not in cell_ids or now is before:
             continue
         if now is None:
@@ -610,35 +330,6 @@ def _write_back(program, cells, tensors, results, written, grads, escaped):
 
 # ---------------------------------------------------------------------- compiled forwards
 
-class CompiledFunctionBackward(Node):
-    """The node of a compiled forward: its backward is the program's ``jax.vjp``."""
-
-    def __init__(self, next_edges, vjp_fn, avals):
-        Node.__init__(self, next_edges)
-        self.vjp_fn = vjp_fn
-        self.avals = avals
-
-    def _num_outputs(self):
-        return len(self.avals)
-
-    def _release(self):
-        self.vjp_fn = None
-
-    def _apply(self, grads, create_graph, gops):
-        if self.vjp_fn is None:
-            raise RuntimeError(SECOND_BACKWARD)
-        if create_graph:
-            raise RuntimeError("tensorgrad.compile: a compiled forward does not support double backward "
-                               "(create_graph=True); run it eagerly for higher-order gradients")
-        cts = [jnp.zeros(shape, dtype) if g is None else g.astype(dtype) for g, (shape, dtype) in zip(grads, self.avals)]
-        return list(_pull(self.vjp_fn, cts))
-
-
-@jax.jit
-def _pull(vjp_fn, cts):
-    return vjp_fn(cts)[0]
-
-
 def _differentiable(fn, program, cells, args, kwargs):
     """The program of a compiled forward whose results require grad: ``jax.vjp`` of the step
     over the lifted tensors that require grad, run in a functional scope (``detach``, ``.data``
@@ -710,62 +401,3 @@ def _execute_differentiable(program, cells, tensors):
     treedef, statics = program.result
     it = iter(results)
     return jax.tree_util.tree_unflatten(treedef, [next(it) if s is _OUT else s for s in statics])
-
-
-# ---------------------------------------------------------------------- the public entry point
-
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
-            disable=False):
-    """Compile ``model`` (a function or an ``nn.Module``) into cached XLA programs.
-
-    The keyword arguments are PyTorch's; ``backend``, ``mode``, ``dynamic`` and ``options`` are
-    accepted and ignored (XLA compiles everything), ``fullgraph=True`` raises instead of running
-    eagerly when the step cannot be traced, and ``disable=True`` returns ``model`` unchanged.
-    Used bare, with arguments only, it is a decorator.
-    """
-    if model is None:
-        return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                                 options=options, disable=disable)
-    if disable:
-        return model
-    from .nn.modules.module import Module
-    if isinstance(model, Module):
-        return _optimized_module(model, fullgraph)
-    if not callable(model):
-        raise RuntimeError("compile() expected a callable or an nn.Module")
-    compiled = CompiledFunction(model)
-    compiled.fullgraph = fullgraph
-    return compiled
-
-
-_OPTIMIZED = []
-
-
-def _optimized_module(model, fullgraph):
-    """``compile(module)``: PyTorch's ``OptimizedModule``, whose forward is the compiled module
-    call; its parameters and state dict are the module's under ``_orig_mod``."""
-    if not _OPTIMIZED:
-        from .nn.modules.module import Module
-
-        class OptimizedModule(Module):
-            def __init__(self, mod, fullgraph):
-                super().__init__()
-                self._orig_mod = mod
-                compiled = CompiledFunction(mod.__call__)
-                compiled.fullgraph = fullgraph
-                self.__dict__["_compiled"] = compiled
-
-            def forward(self, *args, **kwargs):
-                return self._compiled(*args, **kwargs)
-
-            def explain(self):
-                return self._compiled.explain()
-
-            def __getattr__(self, name):
-                try:
-                    return super().__getattr__(name)
-                except AttributeError:
-                    return getattr(self._modules["_orig_mod"], name)
-
-        _OPTIMIZED.append(OptimizedModule)
-    return _OPTIMIZED[0](model, fullgraph)

@@ -11,13 +11,25 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from .watch import note_cell, on_watching
+
+_WATCHING = False       # a storage watch is open in some thread (kept by watch.py)
+
+
+def _set_watching(flag):
+    global _WATCHING
+    _WATCHING = flag
+
+
+on_watching(_set_watching)
+
 
 class Cell:
     """The current array of a storage, shared by a base, its views and detached aliases.
 
     ``gen`` counts writes (to refresh views); ``version`` is the user-visible version counter
     (``t._version``) of every tensor that shares this cell, except ``.data`` aliases, which
-    keep their own.
+    keep their own. Creating a cell is an event for an open storage watch (``watch.py``).
     """
 
     __slots__ = ("value", "gen", "version", "__weakref__")
@@ -26,6 +38,8 @@ class Cell:
         self.value = value
         self.gen = 0
         self.version = 0
+        if _WATCHING:
+            note_cell(self)
 
 
 class VersionCounter:

@@ -1,0 +1,120 @@
+"""A traced program of a compiled step, the guards under which it is valid, and the lifting of
+cells (tracers in for a trace, the arrays back afterwards)."""
+
+from .recorder import _CELL, _FIXED
+
+
+def _optimizer_guard(opt):
+    """The Python numbers of an optimizer's groups, which a trace bakes into its program."""
+    return tuple(tuple((k, v) for k, v in group.items() if k != "params" and isinstance(v, (int, float, bool)))
+                 for group in opt.param_groups)
+
+
+def _resolve(owner, kind):
+    """The storage cell an entry names now: ``owner``'s own, that of ``owner.grad``, or (for a
+    cell the step itself created) the cell."""
+    if kind is _CELL:
+        return owner._cell
+    if kind is _FIXED:
+        return owner
+    g = owner._grad
+    return None if g is None else g._cell
+
+
+def _owner(who, tensors):
+    """A ``.grad`` owner: a tensor from outside, or ``("arg", k)``, the call's k-th tensor argument."""
+    return tensors[who[1]] if type(who) is tuple else who
+
+
+def _layout(state_cells, tensors):
+    """The distinct cells a call lifts (the state's, then the arguments') and, for each argument,
+    the position of its cell among them."""
+    cells = list(state_cells)
+    where = {id(c): k for k, c in enumerate(cells)}
+    slots = []
+    for t in tensors:
+        c = t._cell
+        k = where.get(id(c))
+        if k is None:
+            k = where[id(c)] = len(cells)
+            cells.append(c)
+        slots.append(k)
+    return cells, tuple(slots)
+
+
+class _Program:
+    """One traced version of the step, with the guards under which it is valid."""
+
+    def __init__(self, entries, slots, avals, reason):
+        self.entries = entries              # [(owner, kind)]: the state, lifted by path
+        self.slots = slots                  # each argument's position among the lifted cells
+        self.avals = avals                  # [(shape, dtype)] of each lifted cell
+        self.reason = reason
+        self.grad_guards = []               # [(owner, was None)]
+        self.optimizers = []                # [(optimizer, hyperparameters)]
+        self.modules = []                   # [(module, training)] of the modules called
+        self.written = []                   # [(cell position, version delta)]
+        self.grad_sets = []                 # [(owner, "none" | "new" | tensor)]
+        self.escaped = []                   # cells the trace created that outlive it
+        self.result = None                  # (treedef, [_OUT or the static value])
+        self.requires_grad = []             # per output: a tensor's requires_grad, None for an array
+        self.backward_ran = False
+        self.run = None                     # values -> outputs (see _collect)
+        self.diff = None                    # for a differentiable program: (entry positions, node)
+
+    def cells(self, tensors):
+        """The cells to lift for this call, or None when a guard fails."""
+        state = []
+        for owner, kind in self.entries:
+            cell = _resolve(owner, kind)
+            if cell is None:
+                return None
+            state.append(cell)
+        cells, slots = _layout(state, tensors)
+        if slots != self.slots:
+            return None
+        for cell, (shape, dtype) in zip(cells, self.avals):
+            v = cell.value
+            if v.shape != shape or v.dtype != dtype:
+                return None
+        for owner, was_none in self.grad_guards:
+            if (_owner(owner, tensors)._grad is None) != was_none:
+                return None
+        for opt, hyper in self.optimizers:
+            if _optimizer_guard(opt) != hyper:
+                return None
+        for module, training in self.modules:
+            if module.training is not training:
+                return None
+        return cells
+
+
+class _OutputMarker:
+    def __repr__(self):
+        return "<output>"
+
+
+_OUT = _OutputMarker()
+
+
+class _Lifted:
+    """Puts tracers into the lifted cells for a trace, and the arrays back afterwards."""
+
+    def __init__(self, cells):
+        self.cells = cells
+        self.saved = [(c.value, c.gen, c.version) for c in cells]
+
+    def put(self, values):
+        for c, v in zip(self.cells, values):
+            c.value = v
+            c.gen += 1
+
+    def version_delta(self, k):
+        return self.cells[k].version - self.saved[k][2]
+
+    def restore(self):
+        # a generation no view has cached: views re-read their value
+        for c, (value, gen, version) in zip(self.cells, self.saved):
+            c.value = value
+            c.gen = max(c.gen, gen) + 1
+            c.version = version

@@ -1,0 +1,12 @@
+"""Storage: the cells that hold tensors' arrays, views over them, and the watch.
+
+* ``cell``: ``Cell`` (a storage's current array, write generation and version counter),
+  ``VersionCounter`` (the own counter of ``.data`` aliases), and compiled readers and writers
+  of view chains (a view's value from its cell's array, and the functional write-back).
+* ``watch``: ``Watch``, the one way to observe what the current thread reads, writes and
+  creates (used by ``tensorgrad.compile`` and the ``tensorgrad.func`` closure capture).
+"""
+
+from .cell import Cell as Cell, VersionCounter as VersionCounter, reader as reader, writer as writer
+from .cell import _compose as _compose, _scatter as _scatter
+from .watch import Watch as Watch

@@ -1,0 +1,275 @@
+"""Dispatch: the path every op call takes (``apply``).
+
+``apply(op, args, cfg)`` unwraps the Tensor arguments to jax arrays (a Python number becomes a
+cached 0-d array), calls the op's cached, jitted forward and wraps the result. When grad mode
+is on and an input requires grad, ``_record`` calls the forward too and attaches one node
+(``OpNode``) that keeps the op, its configuration and its primals, with version-check entries
+for the inputs (or outputs) its backward needs. A view op's result shares its input's storage
+(``_make_output``).
+"""
+
+import math
+import traceback
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from .._autograd.grad_mode import STATE
+from .._autograd.node import node_class
+from .._storage.cell import Cell
+from .._storage.watch import note_read, on_watching
+from .tensor import Tensor, _wrap
+
+_WATCHING = False       # a storage watch is open in some thread (kept by watch.py)
+
+
+def _set_watching(flag):
+    global _WATCHING
+    _WATCHING = flag
+
+
+on_watching(_set_watching)
+
+_NUMBER = (int, float, complex, np.number, np.bool_)
+
+
+_SCALAR_ARRAY_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
+_SCALAR_ARRAYS = {}
+
+
+def _scalar_array(value):
+    """A cached 0-d device array for a Python number.
+
+    Ops that take numbers as operands cast them to the promoted dtype inside the kernel, so a
+    0-d array of the number's own type carries the exact value; passing a cached array to a
+    compiled call is cheaper than converting the number on every call.
+    """
+    key = (value, type(value), value == 0 and math.copysign(1.0, value) < 0)
+    arr = _SCALAR_ARRAYS.get(key)
+    if arr is None:
+        try:
+            with jax.ensure_compile_time_eval():    # a concrete array even while jax traces
+                arr = jnp.asarray(value, _SCALAR_ARRAY_TYPES[type(value)])
+        except OverflowError:
+            return value
+        if len(_SCALAR_ARRAYS) > 4096:
+            _SCALAR_ARRAYS.clear()
+        _SCALAR_ARRAYS[key] = arr
+    return arr
+
+
+_FLOAT_KIND = {d.np: d.kind >= _dtype.FLOAT for d in _dtype.ALL}
+
+
+def _kind(arr):
+    return _FLOAT_KIND[arr.dtype]
+
+
+def _broadcast_error(arrays, error):
+    """PyTorch's RuntimeError for operands whose shapes do not broadcast (JAX raises a
+    TypeError or ValueError); any other error is returned unchanged."""
+    if "incompatible shapes for broadcasting" not in str(error).lower():
+        return error
+    shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
+    acc = shapes[0]
+    for other in shapes[1:]:
+        ndim = max(len(acc), len(other))
+        a = (1,) * (ndim - len(acc)) + acc
+        b = (1,) * (ndim - len(other)) + other
+        for i in reversed(range(ndim)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                                    f"non-singleton dimension {i}")
+        acc = tuple(max(x, y) for x, y in zip(a, b))
+    return error
+
+
+def apply(op, args, cfg=(), *, _view_result=True):
+    """Run ``op`` on ``args`` (Tensors, Python numbers, jax arrays) and wrap the result.
+
+    Records a node when grad mode is on and a Tensor argument requires grad; a view op's
+    result shares its input's storage.
+    """
+    arrays = []
+    record = False
+    scalars_as_arrays = op.scalar_slots
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._base is not None and STATE.grad:
+                a._sync_view()
+                if a._base._rg:
+                    record = True       # a view requires grad when its base does
+            if a._view is None:
+                # ``a._data``, inlined: the hottest read there is
+                if _WATCHING:
+                    note_read(a)
+                arrays.append(a._cell.value)
+            else:
+                arrays.append(a._data)
+            if a._rg:
+                record = True
+        elif scalars_as_arrays and type(a) in _SCALAR_ARRAY_TYPES:
+            arrays.append(_scalar_array(a))
+        else:
+            arrays.append(a)
+    if record and STATE.grad and op.differentiable and not STATE.inference:
+        return _record(op, args, arrays, cfg, _view_result)
+    fwd = op._fwd.get(cfg)
+    try:
+        out = (fwd or op.forward(cfg))(*arrays)
+    except (TypeError, ValueError) as error:
+        raise _broadcast_error(arrays, error) from None
+    if STATE.functional and not STATE.grad:
+        return _stopped(out)
+    if type(out) is not tuple and not op.is_view:
+        t = object.__new__(Tensor)
+        t._cell = Cell(out)
+        t._view = None
+        if STATE.inference:
+            t._inference = True
+        return t
+    if type(out) is tuple:
+        return tuple(_make_output(op, args, arrays, cfg, o, k, None, _view_result) for k, o in enumerate(out))
+    return _make_output(op, args, arrays, cfg, out, None, None, _view_result)
+
+
+def _stopped(out):
+    """Results computed under no_grad inside a tensorgrad.func transform: gradients stop here."""
+    if type(out) is tuple:
+        return tuple(_wrap(jax.lax.stop_gradient(o)) for o in out)
+    return _wrap(jax.lax.stop_gradient(out))
+
+
+def _make_output(op, args, arrays, cfg, out, k, node, view_result):
+    t = object.__new__(Tensor)
+    if op.is_view and view_result:
+        src = args[0]
+        t._cell = cell = src._cell
+        if src._vc is not None:
+            t._vc = src._vc
+        step = ((op, cfg, k),)
+        dyn = (tuple(arrays[1:]),)
+        if src._view is None:
+            t._view = (step, dyn)
+        else:
+            t._view = (src._view[0] + step, src._view[1] + dyn)
+        t._vcache = out
+        t._vgen = cell.gen
+        base = src._base
+        if base is None:
+            t._base = base = src
+            t._rel = (step, dyn)
+        else:
+            t._base = base
+            t._rel = (src._rel[0] + step, src._rel[1] + dyn)
+            t._creation = src._creation
+        t._attr_version = (src._vc or cell).version
+        if not STATE.grad:
+            t._creation = "no_grad"
+        elif k is not None:
+            t._creation = "multi"
+    else:
+        t._cell = Cell(out)
+        t._view = None
+    if node is not None and _kind(out):
+        t._grad_fn = node
+        t._rg = True
+        if k is not None:
+            t._output_nr = k
+    if STATE.inference:
+        t._inference = True
+    return t
+
+
+def _record(op, args, arrays, cfg, view_result):
+    edges = []
+    mask = []
+    edge_pos = []
+    saved = [] if op.saves == "inputs" else None
+    no_slot = op.no_slot
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if i in no_slot:
+                mask.append(False)
+                continue
+            if a._inference and op.saves != "none":
+                raise RuntimeError(
+                    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                    "inference mode in computation tracked by autograd. To work around this, you can make a "
+                    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+                    "of `torch.inference_mode()`.")
+            if a._rg:
+                edge_pos.append(len(edges))
+                edges.append(a._edge())
+                mask.append(True)
+            else:
+                edges.append((None, 0))
+                mask.append(False)
+            if saved is not None:
+                saved.append(a)
+        else:
+            mask.append(False)
+            if op.scalar_slots and i not in no_slot and isinstance(a, _NUMBER):
+                edges.append((None, 0))
+                if saved is not None and len(args) == 2:
+                    # ``x * 2``, ``x / 2``: as PyTorch, only the number is kept, not x
+                    saved = None
+    fwd = op._fwd.get(cfg)
+    try:
+        out = (fwd or op.forward(cfg))(*arrays)
+    except (TypeError, ValueError) as error:
+        raise _broadcast_error(arrays, error) from None
+    multi = type(out) is tuple
+    avals = tuple((o.shape, o.dtype) for o in out) if multi else None
+    cls = op.node_cls
+    if cls is None:
+        cls = op.node_cls = node_class(op.grad_fn)
+    node = cls(tuple(edges), op, cfg, arrays, tuple(mask), tuple(edge_pos), avals)
+    if saved:
+        node.saved = _saved_entries(saved)
+    if STATE.anomaly:
+        node._trace = traceback.format_stack()[:-3]
+    if not multi and not op.is_view:
+        t = object.__new__(Tensor)
+        t._cell = Cell(out)
+        t._view = None
+        if _FLOAT_KIND.get(out.dtype):
+            t._grad_fn = node
+            t._rg = True
+            if op.saves == "output":
+                node.out_checks = ((0, t._cell, 0, out.shape, out.dtype),)
+        if STATE.inference:
+            t._inference = True
+        return t
+    if multi:
+        result = tuple(_make_output(op, args, arrays, cfg, o, k, node, view_result) for k, o in enumerate(out))
+        outs = result
+    else:
+        result = _make_output(op, args, arrays, cfg, out, None, node, view_result)
+        outs = (result,)
+    if op.saves == "output":
+        node.out_checks = tuple((k, o._cell, 0, o._data.shape, o._data.dtype) for k, o in enumerate(outs) if o._rg)
+    return result
+
+
+def _saved_entries(tensors):
+    """Version-check entries for the inputs a backward needs.
+
+    As in PyTorch's binary formulas, an input is needed when another input requires grad
+    (``x * c`` keeps ``c`` for x's gradient, and keeps ``x`` only if ``c`` requires grad);
+    a lone input is needed for its own gradient.
+    """
+    if len(tensors) == 1:
+        t = tensors[0]
+        holder = t._vc or t._cell
+        return ((t, holder, holder.version),)
+    entries = []
+    for i, t in enumerate(tensors):
+        for j, other in enumerate(tensors):
+            if j != i and other._rg:
+                holder = t._vc or t._cell
+                entries.append((t, holder, holder.version))
+                break
+    return tuple(entries)
