@@ -41,11 +41,7 @@ from ._autograd.grad_mode import (
 from ._printing import set_printoptions as set_printoptions, get_printoptions as get_printoptions
 from . import _api  # noqa: F401  (imports every declaration)
 from ._api.random import Generator as Generator, default_generator as default_generator
-from ._api.creation import (
-    FloatTensor as FloatTensor, DoubleTensor as DoubleTensor, HalfTensor as HalfTensor,
-    LongTensor as LongTensor, IntTensor as IntTensor, ShortTensor as ShortTensor, CharTensor as CharTensor,
-    ByteTensor as ByteTensor, BoolTensor as BoolTensor,
-)
+from ._api.creation import FloatTensor as FloatTensor, DoubleTensor as DoubleTensor, HalfTensor as HalfTensor, LongTensor as LongTensor, IntTensor as IntTensor, ShortTensor as ShortTensor, CharTensor as CharTensor, ByteTensor as ByteTensor, BoolTensor as BoolTensor
 from . import linalg as linalg
 from . import autograd as autograd
 from .autograd.anomaly_mode import (
@@ -67,6 +63,8 @@ from ._api.surface import exported as _exported, install_methods as _install_met
 # the declared surface: every torch-level function, and the Tensor's methods, from one registry
 # (after every layer has declared its functions: nn.functional declares softmax and dropout)
 globals().update(_exported("torch"))
+vars(linalg).update(_exported("linalg"))
+vars(special).update(_exported("special"))
 _install_methods(Tensor, _inplace_of)
 
 # PyTorch's aliases

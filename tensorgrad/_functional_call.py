@@ -5,7 +5,7 @@ children in ``_modules``), as in PyTorch; ``functional_call`` swaps entries of t
 the call and puts the originals back afterwards.
 """
 
-from ._api.shape import stack as stack_tensors
+from ._api.joining import stack as stack_tensors
 
 
 def _named_slots(module):

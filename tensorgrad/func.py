@@ -24,8 +24,8 @@ import jax.numpy as jnp
 from ._autograd.grad_mode import STATE
 from ._bridge import _ClosureWatch, functional_scope, record_call, is_tensor, tensors_to_arrays, skeleton, reorder
 from ._tensor import Tensor, _wrap
-from ._api import creation as _creation
 from ._functional_call import functional_call as functional_call, stack_module_state as stack_module_state
+from ._api import random as RND
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state"]
@@ -456,7 +456,7 @@ def _vmap_call(func, fname, kwargs, flat, treedef, arg_skeleton, mapped, size, o
     layout = {}
     key = None
     if randomness == "different":
-        key = _creation.default_generator.next_key()
+        key = RND.default_generator.next_key()
 
     def body(keys, *arrays):
         call = list(flat)
@@ -527,7 +527,7 @@ class _random_mode:
         self.saved = None
 
     def __enter__(self):
-        gen = _creation.default_generator
+        gen = RND.default_generator
         self.saved = gen.__dict__.get("next_key")
         if self.randomness == "error":
             def next_key():
@@ -543,7 +543,7 @@ class _random_mode:
         return self
 
     def __exit__(self, *exc):
-        gen = _creation.default_generator
+        gen = RND.default_generator
         if self.saved is None:
             gen.__dict__.pop("next_key", None)
         else:

@@ -7,7 +7,7 @@ tensor(6.)
 
 from ._api.linalg import LinAlgError as LinAlgError
 from ._api.shape import diagonal as _diagonal
-from ._api.surface import declare as _declare, exported as _exported
+from ._api.surface import declare as _declare
 
 
 @_declare("linalg.diagonal")
@@ -15,5 +15,3 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal ``offset`` of the matrices in dims ``dim1``, ``dim2`` (a view)."""
     return _diagonal(A, offset, dim1, dim2)
 
-
-globals().update(_exported("linalg"))

@@ -20,12 +20,14 @@ import os
 import zipfile
 from collections import Counter, OrderedDict
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
 from ._device import device as _device_cls, to_device
 from ._tensor import Size, Tensor, _wrap
+from .nn.parameter import Parameter
 
 __all__ = ["save", "load"]
 
@@ -290,11 +292,9 @@ class _Decoder:
             raise ValueError(f"a {name} tensor stored as a {arr.dtype} array")
         value = jnp.asarray(arr)
         if self.map_location is not None:
-            import jax
             value = jax.device_put(value, to_device(self.map_location).jax_device())
         requires_grad = node.get("requires_grad", False) is True
         if node.get("parameter", False) is True:
-            from .nn.parameter import Parameter
             out = Parameter(_wrap(value), requires_grad)
         else:
             out = _wrap(value, requires_grad and dtype.kind >= _dtype.FLOAT)

@@ -13,7 +13,7 @@ from ._api.special import erf as _erf
 from ._ops import elementwise as _E
 from ._ops import special as _SP
 from ._tensor import Tensor as _Tensor, apply as _apply
-from ._api.surface import declare as _declare, exported as _exported
+from ._api.surface import declare as _declare
 
 
 
@@ -90,18 +90,6 @@ def xlog1py(input, other):
     return _apply(_SP.xlog1py, (a, b), (d.np,))
 
 
-@_declare("special.softmax")
-def softmax(input, dim, *, dtype=None):
-    from .nn.functional import softmax as _softmax
-    return _softmax(input, dim, dtype=dtype)
-
-
-@_declare("special.log_softmax")
-def log_softmax(input, dim, *, dtype=None):
-    from .nn.functional import log_softmax as _log_softmax
-    return _log_softmax(input, dim, dtype=dtype)
-
-
 @_declare("special.round", out=True)
 def round(input, *, decimals=0):
     """Round half to even to ``decimals`` places (PyTorch's ``RoundBackward1`` node, even for 0)."""
@@ -109,5 +97,3 @@ def round(input, *, decimals=0):
         raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{input.dtype.c_name}'")
     return _apply(_E.round_decimals, (input,), (input.dtype.np, int(decimals)))
 
-
-globals().update(_exported("special"))

@@ -16,15 +16,14 @@ The modules, each importing only those before it:
   ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
   ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
-- ``nn_compat`` (softmax, dropout and the activations PyTorch also has at the top level),
-  ``methods`` (operators, dtype casts).
+- ``methods`` (operators, dtype casts).
+
+``torch.softmax``, ``torch.dropout`` and the other top-level functions whose implementation is
+``nn.functional``'s are declared in ``nn/_functional/top_level.py``.
 """
 
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, nn_compat, methods,
+    linalg_legacy, methods,
 )
-from . import former_modules
-
-former_modules.install()

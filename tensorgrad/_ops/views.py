@@ -8,7 +8,26 @@ import jax.numpy as jnp
 from jax import lax
 
 from .registry import op
-from .._storage import _compose, _scatter
+
+
+
+def compose_view(steps, base, dyns):
+    """Apply view steps ``(op, cfg, output_index)`` with their dynamic arguments."""
+    x = base
+    for (step, cfg, k), dyn in zip(steps, dyns):
+        x = step.bind(cfg)(x, *dyn)
+        if k is not None:
+            x = x[k]
+    return x
+
+
+def scatter_view(steps, base, dyns, value):
+    """``base`` with ``value`` written through the view chain ``steps`` (functional write-back)."""
+    # Each view element's flat position in the base, found by viewing an iota; exact for any
+    # dtype, and XLA folds the index computation into a constant.
+    positions = compose_view(steps, jnp.arange(base.size).reshape(base.shape), dyns)
+    value = jnp.broadcast_to(value.astype(base.dtype), positions.shape)
+    return base.reshape(-1).at[positions.reshape(-1)].set(value.reshape(-1)).reshape(base.shape)
 
 
 @op("select", is_view=True, saves="none", scalar_slots=False)
@@ -121,7 +140,7 @@ def unfold(x, *, dim, size, step):
 @op("as_strided", grad_fn="AsStridedBackward0", is_view=True, saves="none", scalar_slots=False)
 def as_strided_view(base, dyns, *, steps):
     """A view rebuilt from its base after the base was written in place."""
-    return _compose(steps, base, dyns)
+    return compose_view(steps, base, dyns)
 
 
 # saves="unchecked": as PyTorch's CopySlices, a backward without retain_graph frees it (a second
@@ -129,7 +148,7 @@ def as_strided_view(base, dyns, *, steps):
 @op("copy_slices", grad_fn="CopySlices", saves="unchecked", scalar_slots=False)
 def copy_slices(base, value, dyns, *, steps):
     """The base after writing ``value`` into the view that ``steps`` selects."""
-    return _scatter(steps, base, dyns, value)
+    return scatter_view(steps, base, dyns, value)
 
 
 @op("copy", grad_fn="CopyBackwards", saves="none")

@@ -8,5 +8,4 @@
 """
 
 from .cell import Cell as Cell, VersionCounter as VersionCounter, reader as reader, writer as writer
-from .cell import _compose as _compose, _scatter as _scatter
 from .watch import Watch as Watch

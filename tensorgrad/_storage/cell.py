@@ -9,8 +9,8 @@ PyTorch's functionalization does).
 import functools
 
 import jax
-import jax.numpy as jnp
 
+from .._ops.views import compose_view, scatter_view
 from .watch import note_cell, on_watching
 
 _WATCHING = False       # a storage watch is open in some thread (kept by watch.py)
@@ -51,31 +51,13 @@ class VersionCounter:
         self.version = 0
 
 
-def _compose(steps, base, dyns):
-    """Apply view steps ``(op, cfg, output_index)`` with their dynamic arguments."""
-    x = base
-    for (op, cfg, k), dyn in zip(steps, dyns):
-        x = op.bind(cfg)(x, *dyn)
-        if k is not None:
-            x = x[k]
-    return x
-
-
 @functools.lru_cache(maxsize=None)
 def reader(steps):
     """Compiled ``(base, dyns) -> view value`` for a chain of view steps."""
-    return jax.jit(functools.partial(_compose, steps))
-
-
-def _scatter(steps, base, dyns, value):
-    # Each view element's flat position in the base, found by viewing an iota; exact for any
-    # dtype, and XLA folds the index computation into a constant.
-    positions = _compose(steps, jnp.arange(base.size).reshape(base.shape), dyns)
-    value = jnp.broadcast_to(value.astype(base.dtype), positions.shape)
-    return base.reshape(-1).at[positions.reshape(-1)].set(value.reshape(-1)).reshape(base.shape)
+    return jax.jit(functools.partial(compose_view, steps))
 
 
 @functools.lru_cache(maxsize=None)
 def writer(steps):
     """Compiled ``(base, dyns, value) -> new base`` writing ``value`` through the view chain."""
-    return jax.jit(functools.partial(_scatter, steps))
+    return jax.jit(functools.partial(scatter_view, steps))

@@ -14,7 +14,7 @@ from .._autograd.grad_mode import STATE
 from .._autograd.node import OpNode, node_class, short_name
 from .._ops.registry import OpDef
 from .._ops import views as _views
-from .._storage.cell import _compose, _scatter
+from .._ops.views import compose_view as _compose, scatter_view as _scatter
 from .tensor import Tensor
 from .dispatch import apply
 

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 from .._autograd.grad_mode import enable_grad, no_grad
 from .._bridge import functional_scope, record_call
 from .._tensor import Tensor, _wrap
+from .backward import grad as autograd_grad
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -122,7 +123,6 @@ _NO_GRAD_OUTPUT = ("Output {} of the user-provided function does not require gra
 
 def _strict_outputs(func, inputs, fn_name):
     """Run ``func`` on fresh leaves with the tape; PyTorch's check that every output requires grad."""
-    from . import grad as autograd_grad
     leaves = tuple(t.detach().requires_grad_() for t in inputs)
     with enable_grad():
         _, outs = _as_tuple(func(*leaves), "outputs of the user-provided function", fn_name)

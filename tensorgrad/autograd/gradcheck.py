@@ -11,6 +11,7 @@ import numpy as np
 
 from .._autograd.grad_mode import no_grad, enable_grad
 from .._tensor import Tensor, _wrap
+from .backward import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -59,7 +60,6 @@ def _numerical(func, inputs, positions, eps):
 
 def _analytical(func, inputs, positions):
     """Per (output, input): the Jacobian from the tape, one backward per output element."""
-    from . import grad as autograd_grad
     with enable_grad():
         outs = _outputs(func, inputs)
     result = []
@@ -131,7 +131,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     ``grad_outputs`` default to fixed pseudo-random float64 vectors that require grad.
     """
-    from . import grad as autograd_grad
     inputs = _as_tuple(inputs)
     positions = _differentiable(inputs)
     with enable_grad():

@@ -4,6 +4,7 @@ Every function takes PyTorch's arguments and defaults, raises PyTorch's errors, 
 the ``grad_fn`` nodes PyTorch records. The implementations live in ``nn/_functional``.
 """
 
+from ._functional import top_level as _top_level  # noqa: F401  (declares torch.softmax, torch.dropout, ...)
 from ._functional.activation import (
     relu as relu, relu_ as relu_, relu6 as relu6, hardtanh as hardtanh, hardtanh_ as hardtanh_,
     leaky_relu as leaky_relu, leaky_relu_ as leaky_relu_, elu as elu, elu_ as elu_, selu as selu,

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._autograd.grad_mode import no_grad
-from .._api.creation import _key
+from .._api.random import _key
 from .._tensor import _wrap
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant."""
 
-from .._api.math import maximum
+from .._api.elementwise import maximum
 from .optimizer import (
     Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, value_of,
 )

@@ -2,7 +2,7 @@
 
 from .. import _dtype
 from .._api.creation import tensor as _tensor, zeros_like
-from .._api.math import maximum, where
+from .._api.elementwise import maximum, where
 from .adam import check_adam_args, update_moments
 from .._tensor import Tensor
 from .optimizer import (

@@ -8,10 +8,11 @@ import jax
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._api import math as M
-from ..._api import shape as S
 from ..._autograd.grad_mode import is_grad_enabled, no_grad
 from ..._tensor import apply, check_inplace, commit_inplace, _wrap
+from ..._api import shape as S
+from ..._api import reduction as RED
+from ..._api import conversion as CNV
 
 _ABSENT = {}
 
@@ -133,9 +134,9 @@ def no_grad_argument(name, arg, t):
 
 def reduce_loss(loss, reduction):
     if reduction == "mean":
-        return M.mean(loss)
+        return RED.mean(loss)
     if reduction == "sum":
-        return M.sum(loss)
+        return RED.sum(loss)
     return loss
 
 
@@ -143,5 +144,5 @@ def scalar_op(op, x, value):
     """``x`` with a Python number, recorded as PyTorch's Tensor-Scalar overload (``AddBackward1``);
     an integer tensor promotes to the default float dtype first."""
     if x.dtype.kind != _dtype.FLOAT:
-        x = S.to(x, _dtype.get_default_dtype())
+        x = CNV.to(x, _dtype.get_default_dtype())
     return apply(op, (x,), (float(value),))

@@ -7,12 +7,13 @@ import jax
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._api import creation as C
-from ..._api import math as M
-from ..._api import shape as S
 from ..._ops import nn_activation as N
 from ..._tensor import apply, check_inplace, commit_inplace, _wrap_dim
 from ._util import maybe_inplace, not_implemented, require_float
+from ..._api import shape as S
+from ..._api import random as RND
+from ..._api import elementwise as EL
+from ..._api import conversion as CNV
 
 
 # ---------------------------------------------------------------- piecewise linear
@@ -21,7 +22,7 @@ def relu(input, inplace=False):
     """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch."""
     if input.dtype is _dtype.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return maybe_inplace(input, inplace, M.relu)
+    return maybe_inplace(input, inplace, EL.relu)
 
 
 def relu_(input):
@@ -129,7 +130,7 @@ def randomized_leaky_relu(input, lower, upper, training, inplace, generator):
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     dt = input._data.dtype
     if training:
-        drawn = jax.random.uniform(C._key(generator), input._data.shape, jnp.float64, lower, upper)
+        drawn = jax.random.uniform(RND._key(generator), input._data.shape, jnp.float64, lower, upper)
         noise = jnp.where(input._data > 0, jnp.ones((), jnp.float64), drawn).astype(dt)
     else:
         noise = jnp.zeros((), dt)
@@ -188,7 +189,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def softsign(input):
     """``x / (1 + |x|)``, recorded as PyTorch records it (Div over Add over Abs)."""
-    return input / (M.abs(input) + 1)
+    return input / (EL.abs(input) + 1)
 
 
 def logsigmoid(input):
@@ -197,7 +198,7 @@ def logsigmoid(input):
 
 
 def tanhshrink(input):
-    return input - M.tanh(input)
+    return input - EL.tanh(input)
 
 
 def hardshrink(input, lambd=0.5):
@@ -230,11 +231,11 @@ def prelu(input, weight):
 
 
 def sigmoid(input):
-    return M.sigmoid(input)
+    return EL.sigmoid(input)
 
 
 def tanh(input):
-    return M.tanh(input)
+    return EL.tanh(input)
 
 
 def glu(input, dim=-1):
@@ -264,7 +265,7 @@ def _softmax_input(input, dim, dtype, name, stacklevel):
         dim = _softmax_dim(name, input.ndim, stacklevel + 1)
     dim = _wrap_dim(dim, input.ndim)
     if dtype is not None:
-        input = S.to(input, dtype)
+        input = CNV.to(input, dtype)
     return input, dim
 
 
@@ -298,5 +299,5 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x)``, recorded as PyTorch records it (Softmax over Neg)."""
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
-    neg = M.neg(input)
+    neg = EL.neg(input)
     return softmax(neg, dim, dtype=dtype)

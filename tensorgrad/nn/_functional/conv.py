@@ -3,11 +3,11 @@
 import warnings
 
 from ... import _dtype
-from ..._api import math as M
-from ..._api import shape as S
 from ..._ops import nn_conv as NC
 from ..._tensor import apply, _wrap_dim, _C_TYPE
 from ._util import absent, not_implemented, ntuple
+from ..._api import shape as S
+from ..._api import reduction as RED
 
 _AXES = ("depth", "height", "width")
 
@@ -411,7 +411,7 @@ def _adaptive(kind, input, output_size, nd, return_indices=False):
                 f"{list(input.shape)} with dimension {i} being empty")
     if kind == "avg" and all(o == 1 for o in out):
         # PyTorch takes a mean for a 1 x 1 output (MeanBackward1)
-        return M.mean(input, tuple(range(-nd, 0)), keepdim=True)
+        return RED.mean(input, tuple(range(-nd, 0)), keepdim=True)
     if input.dtype.kind != _dtype.FLOAT:
         raise not_implemented(f"adaptive_{kind}_pool{nd}d", input.dtype)
     result = apply(_ADAPTIVE[kind, nd], (input,), (out,))

@@ -15,10 +15,10 @@ import jax
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._api import creation as C
-from ..._api import math as M
-from ..._api import shape as S
 from ..._tensor import _wrap
+from ..._api import shape as S
+from ..._api import random as RND
+from ..._api import elementwise as EL
 
 
 def check_probability(p, error=ValueError):
@@ -46,7 +46,7 @@ def keep_mask(input, p, feature):
     shape = tuple(input.shape)
     if feature:
         shape = shape[:2] + (1,) * (len(shape) - 2)
-    return jax.random.bernoulli(C._key(None), 1.0 - p, shape)
+    return jax.random.bernoulli(RND._key(None), 1.0 - p, shape)
 
 
 def _dropout(input, p, training, inplace, feature):
@@ -61,7 +61,7 @@ def _dropout(input, p, training, inplace, feature):
         mask = _wrap(keep_mask(input, p, feature).astype(d) * jnp.asarray(1.0 / (1.0 - p), d))
     if inplace:
         return input.mul_(mask)
-    return M.mul(input, mask)
+    return EL.mul(input, mask)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -149,14 +149,14 @@ def _alpha_dropout(input, p, training, inplace, feature):
     d = input._data.dtype
     if p == 1.0:
         zero = _wrap(jnp.zeros((), d))
-        return input.mul_(zero) if inplace else M.mul(input, zero)
+        return input.mul_(zero) if inplace else EL.mul(input, zero)
     keep = keep_mask(input, p, feature).astype(d)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     b = _wrap((keep - 1) * jnp.asarray(_ALPHA * a, d) + jnp.asarray(_ALPHA * a * p, d))
     noise = _wrap(keep * jnp.asarray(a, d))
     if inplace:
         return input.mul_(noise).add_(b)
-    return M.mul(input, noise).add_(b)
+    return EL.mul(input, noise).add_(b)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):

@@ -10,14 +10,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype
-from ..._api import math as M
-from ..._api import shape as S
 from ..._ops import elementwise as E
 from ..._ops import nn_linear as N
 from ..._ops import shape as SO
 from ..._tensor import apply, _wrap, _C_TYPE
 from ._util import absent, is_tracer, not_implemented, write_no_grad
 from .dropout import dropout
+from ..._api import shape as S
+from ..._api import reduction as RED
+from ..._api import matmul as MM
 
 
 # ---------------------------------------------------------------- linear
@@ -55,20 +56,20 @@ def linear(input, weight, bias=None):
     wt = S.t(weight)
     if bias is None:
         if input.ndim <= 2:
-            return M.matmul(input, wt)
+            return MM.matmul(input, wt)
         flat = S.reshape(input, -1, input.shape[-1])
-        out = M.mm(flat, wt)
+        out = RED.mm(flat, wt)
         return apply(SO.reshape_copy, (out,), (tuple(input.shape[:-1]) + (out.shape[-1],),))
     if weight.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2:
-        M._check_mm(input, wt, "mm")
+        MM._check_mm(input, wt, "mm")
         _check_bias_expands(bias, input.shape[0], weight.shape[0])
-        return M.addmm(bias, input, wt)
+        return MM.addmm(bias, input, wt)
     flat = S.reshape(input, -1, input.shape[-1])
-    M._check_mm(flat, wt, "mm")
+    MM._check_mm(flat, wt, "mm")
     _check_bias_expands(bias, flat.shape[0], weight.shape[0])
-    out = M.addmm(bias, flat, wt)
+    out = MM.addmm(bias, flat, wt)
     return S.view(out, tuple(input.shape[:-1]) + (weight.shape[0],))
 
 
@@ -173,11 +174,11 @@ def one_hot(tensor, num_classes=-1):
 def _batched_matmul(a, b):
     """PyTorch's matmul of batched matrices: expand, fold the batch, bmm, unfold."""
     if a.ndim == 2 and b.ndim == 2:
-        return M.mm(a, b)
+        return RED.mm(a, b)
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     a3 = S.reshape(S.expand(a, batch + tuple(a.shape[-2:])), (-1,) + tuple(a.shape[-2:]))
     b3 = S.reshape(S.expand(b, batch + tuple(b.shape[-2:])), (-1,) + tuple(b.shape[-2:]))
-    out = M.bmm(a3, b3)
+    out = MM.bmm(a3, b3)
     return apply(SO.reshape_copy, (out,), (batch + tuple(out.shape[-2:]),))
 
 

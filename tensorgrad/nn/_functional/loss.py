@@ -15,10 +15,6 @@ import jax.numpy as jnp
 
 from ... import _dtype
 from ..._autograd.grad_mode import no_grad
-from ..._api import creation as C
-from ..._api import extra_math as X
-from ..._api import math as M
-from ..._api import shape as S
 from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
@@ -27,6 +23,15 @@ from ._util import (
     reduction_of, size_str,
 )
 from .activation import log_softmax
+from ..._api import subscript as SUB
+from ..._api import special as SPC
+from ..._api import shape as S
+from ..._api import reduction as RED
+from ..._api import operands as OPD
+from ..._api import elementwise as EL
+from ..._api import creation as C
+from ..._api import conversion as CNV
+from ..._api import comparison as CMP
 
 
 # ---------------------------------------------------------------- helpers
@@ -47,12 +52,12 @@ def _weighted(loss, weight, input, reduction, mean_by_weight=True):
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return M.sum(loss)
-    return M.sum(loss) / M.sum(weight) if mean_by_weight else M.mean(loss)
+        return RED.sum(loss)
+    return RED.sum(loss) / RED.sum(weight) if mean_by_weight else RED.mean(loss)
 
 
 def _pointwise(op, kernel, input, target, reduction, *cfg):
-    d = M.result_type(input, target)
+    d = OPD.result_type(input, target)
     if d.kind != _dtype.FLOAT:
         raise not_implemented(kernel, d)
     input, target = broadcast_pair(input, target)
@@ -67,7 +72,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = reduction_of(size_average, reduce, reduction)
     if weight is not None:
         x, t = broadcast_pair(input, target)
-        return _weighted(M.pow(x - t, 2), weight, input, reduction)
+        return _weighted(EL.pow(x - t, 2), weight, input, reduction)
     return _pointwise(NL.mse_loss, "mse_cpu", input, target, reduction)
 
 
@@ -76,7 +81,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _warn_size(input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     x, t = broadcast_pair(input, target)
-    diff = M.abs(x - t)
+    diff = EL.abs(x - t)
     if weight is not None:
         return _weighted(diff, weight, input, reduction)
     return reduce_loss(diff, reduction)
@@ -154,7 +159,7 @@ def _nll_nd(input, target, weight, reduction, ignore_index):
     if input.dtype.kind != _dtype.FLOAT:
         raise not_implemented("nll_loss_out_frame", input.dtype)
     if target.dtype is not _dtype.int64:
-        target = S.to(target, _dtype.int64)
+        target = CNV.to(target, _dtype.int64)
     _check_targets(target, classes, ignore_index)
     cfg = (reduction, int(ignore_index))
     w = or_absent(weight, input.dtype)
@@ -211,22 +216,22 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _nll_nd(logp, target, weight, reduction, ignore_index)
     classes = input.shape[axis]
     nll = _nll_nd(logp, target, weight, reduction, ignore_index)
-    ignored = M.eq(target, ignore_index)
+    ignored = CMP.eq(target, ignore_index)
     if weight is not None:
-        smooth = M.neg(M.sum(logp * _class_shape(input, weight), axis))
+        smooth = EL.neg(RED.sum(logp * _class_shape(input, weight), axis))
     else:
-        smooth = M.neg(M.sum(logp, axis))
-    smooth = S.masked_fill(smooth, ignored, 0.0)
+        smooth = EL.neg(RED.sum(logp, axis))
+    smooth = SUB.masked_fill(smooth, ignored, 0.0)
     if reduction == "mean":
         if weight is not None:
             # the summed weights of the counted targets (a constant, as in PyTorch's formula)
             safe = jnp.where(ignored._data, 0, target._data)
             denom = _wrap(jnp.sum(jnp.where(ignored._data, 0, weight._data[safe])))
         else:
-            denom = M.sum(M.logical_not(ignored))
-        smooth = M.sum(smooth) / denom
+            denom = RED.sum(CMP.logical_not(ignored))
+        smooth = RED.sum(smooth) / denom
     elif reduction == "sum":
-        smooth = M.sum(smooth)
+        smooth = RED.sum(smooth)
     first = apply(E.mul_scalar, (nll,), (1.0 - label_smoothing,))
     return first + apply(E.mul_scalar, (smooth,), (label_smoothing / classes,))
 
@@ -247,10 +252,10 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_s
         prod = prod * _class_shape(input, weight)
     if reduction == "mean":
         n = input.numel() // classes if classes else 0
-        return apply(E.div_scalar, (M.neg(M.sum(prod)),), (float(n),))
+        return apply(E.div_scalar, (EL.neg(RED.sum(prod)),), (float(n),))
     if reduction == "sum":
-        return M.neg(M.sum(prod))
-    return M.neg(M.sum(prod, axis))
+        return EL.neg(RED.sum(prod))
+    return EL.neg(RED.sum(prod, axis))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -323,11 +328,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if input.dtype.kind != _dtype.FLOAT or target.dtype.kind != _dtype.FLOAT:
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
-        loss = M.exp(target) * (target - input)
+        loss = EL.exp(target) * (target - input)
     else:
-        loss = X.xlogy(target, target) - target * input
+        loss = SPC.xlogy(target, target) - target * input
     if reduction == "batchmean":
-        total = M.sum(loss)
+        total = RED.sum(loss)
         return total / input.shape[0] if input.ndim else total
     return reduce_loss(loss, reduction)
 
@@ -341,12 +346,12 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     ``log(target!)`` for targets above 1."""
     reduction = reduction_of(size_average, reduce, reduction)
     if log_input:
-        loss = M.exp(input) - target * input
+        loss = EL.exp(input) - target * input
     else:
-        loss = input - target * M.log(input + eps)
+        loss = input - target * EL.log(input + eps)
     if full:
-        stirling = target * M.log(target) - target + 0.5 * M.log(2 * math.pi * target)
-        loss = loss + S.masked_fill(stirling, target <= 1, 0)
+        stirling = target * EL.log(target) - target + 0.5 * EL.log(2 * math.pi * target)
+        loss = loss + SUB.masked_fill(stirling, target <= 1, 0)
     return reduce_loss(loss, reduction)
 
 
@@ -357,7 +362,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * C.ones_like(input)
-    elif bool(M.any(var < 0)):
+    elif bool(RED.any(var < 0)):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
@@ -368,10 +373,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    var = S.clone(var)
+    var = CNV.clone(var)
     with no_grad():
         var.clamp_(min=eps)
-    loss = 0.5 * (M.log(var) + (input - target) ** 2 / var)
+    loss = 0.5 * (EL.log(var) + (input - target) ** 2 / var)
     if full:
         loss += 0.5 * math.log(2 * math.pi)
     return reduce_loss(loss, reduction)

@@ -10,9 +10,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype
-from ..._api import creation as C
-from ..._api import extra_math as X
-from ..._api import math as M
 from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
@@ -22,6 +19,12 @@ from ._util import (
 )
 from .activation import logsigmoid
 from .distance import pairwise_distance
+from ..._api import reduction as RED
+from ..._api import operands as OPD
+from ..._api import elementwise as EL
+from ..._api import creation as C
+from ..._api import comparison as CMP
+from ..._api import binary as BIN
 
 
 # ---------------------------------------------------------------- embedding and ranking losses
@@ -42,14 +45,14 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     broadcast_shape(input1.shape, input2.shape)
     dim = target.ndim
     eps = 1e-12
-    prod = M.sum(input1 * input2, dim)
-    mag1 = scalar_op(E.add_scalar, M.sum(input1 * input1, dim), eps)
-    mag2 = scalar_op(E.add_scalar, M.sum(input2 * input2, dim), eps)
-    cos = prod / M.sqrt(mag1 * mag2)
+    prod = RED.sum(input1 * input2, dim)
+    mag1 = scalar_op(E.add_scalar, RED.sum(input1 * input1, dim), eps)
+    mag2 = scalar_op(E.add_scalar, RED.sum(input2 * input2, dim), eps)
+    cos = prod / EL.sqrt(mag1 * mag2)
     zeros = _wrap(jnp.zeros(cos._data.shape, cos._data.dtype))
     pos = _wrap(jnp.ones(cos._data.shape, cos._data.dtype)) - cos
-    neg = X.clamp_min(scalar_op(E.sub_scalar, cos, margin), 0.0)
-    out = M.where(M.eq(target, 1), pos, zeros) + M.where(M.eq(target, -1), neg, zeros)
+    neg = BIN.clamp_min(scalar_op(E.sub_scalar, cos, margin), 0.0)
+    out = EL.where(CMP.eq(target, 1), pos, zeros) + EL.where(CMP.eq(target, -1), neg, zeros)
     return reduce_loss(out, reduction)
 
 
@@ -61,8 +64,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
             f"{size_str(input1.shape)}, input2: {size_str(input2.shape)}, target: {size_str(target.shape)} ")
     broadcast_shape(broadcast_shape(input1.shape, input2.shape), target.shape)
-    out = scalar_op(E.add_scalar, M.neg(target) * (input1 - input2), margin)
-    return reduce_loss(X.clamp_min(out, 0.0), reduction)
+    out = scalar_op(E.add_scalar, EL.neg(target) * (input1 - input2), margin)
+    return reduce_loss(BIN.clamp_min(out, 0.0), reduction)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
@@ -78,9 +81,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        dist_neg = M.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+        dist_neg = EL.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     out = scalar_op(E.add_scalar, dist_pos, margin) - dist_neg
-    return reduce_loss(X.clamp_min(out, 0.0), reduction)
+    return reduce_loss(BIN.clamp_min(out, 0.0), reduction)
 
 
 # ---------------------------------------------------------------- hinge and multi-class margin losses
@@ -89,9 +92,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """``input`` where ``target`` is 1 and ``max(0, margin - input)`` where it is -1."""
     reduction = reduction_of(size_average, reduce, reduction)
     zeros = C.zeros_like(input)
-    margin_clamp = M.clamp_min(C.full_like(input, margin) - input, 0)
-    output_margin = M.where(M.ne(target, 1), margin_clamp, zeros)
-    output_self = M.where(M.ne(target, -1), input, zeros)
+    margin_clamp = EL.clamp_min(C.full_like(input, margin) - input, 0)
+    output_margin = EL.where(CMP.ne(target, 1), margin_clamp, zeros)
+    output_self = EL.where(CMP.ne(target, -1), input, zeros)
     return reduce_loss(output_margin + output_self, reduction)
 
 
@@ -99,17 +102,17 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """Binary cross entropy of ``sigmoid(input)`` against 0/1 ``target``, averaged over classes."""
     if size_average is not None or reduce is not None:
         reduction = reduction_of(size_average, reduce, reduction)
-    loss = M.neg(target * logsigmoid(input) + (1 - target) * logsigmoid(M.neg(input)))
+    loss = EL.neg(target * logsigmoid(input) + (1 - target) * logsigmoid(EL.neg(input)))
     if weight is not None:
         loss = loss * weight
     class_dim = input.ndim - 1
-    loss = M.sum(loss, class_dim) / input.shape[class_dim]
+    loss = RED.sum(loss, class_dim) / input.shape[class_dim]
     if reduction == "none":
         return loss
     if reduction == "mean":
-        return M.mean(loss)
+        return RED.mean(loss)
     if reduction == "sum":
-        return M.sum(loss)
+        return RED.sum(loss)
     raise ValueError(reduction + " is not valid")
 
 
@@ -121,7 +124,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
     if input.dtype.kind != _dtype.FLOAT:
         # PyTorch computes into an input-typed output, which cannot hold the float result
-        d = M.result_type(input, target)
+        d = OPD.result_type(input, target)
         name = d.c_name if d.kind == _dtype.FLOAT else "Float"
         raise RuntimeError(f"result type {name} can't be cast to the desired output type {input.dtype.c_name}")
     if broadcast_shape(input.shape, target.shape) != tuple(input.shape):

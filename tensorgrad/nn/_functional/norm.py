@@ -5,13 +5,15 @@ import math
 import jax.numpy as jnp
 
 from ... import _dtype
-from ..._api import extra_math as X
-from ..._api import math as M
-from ..._api import shape as S
 from ..._ops import elementwise as E
 from ..._ops import nn_norm as N
 from ..._tensor import apply, _wrap_dim
 from ._util import not_implemented, or_absent, size_str, write_no_grad
+from ..._api import shape as S
+from ..._api import reduction as RED
+from ..._api import elementwise as EL
+from ..._api import conversion as CNV
+from ..._api import binary as BIN
 
 
 def _verify_batch_size(size, shown):
@@ -151,8 +153,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(jnp.finfo(input._data.dtype).eps)
     dims = tuple(range(-len(shape), 0))
-    ms = M.mean(M.pow(input, 2), dims, keepdim=True)
-    out = input * M.rsqrt(apply(E.add_scalar, (ms,), (float(eps),)))
+    ms = RED.mean(EL.pow(input, 2), dims, keepdim=True)
+    out = input * EL.rsqrt(apply(E.add_scalar, (ms,), (float(eps),)))
     return out if weight is None else out * weight
 
 
@@ -187,8 +189,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(norm(input, p, dim), eps)``, recorded as PyTorch's composite."""
-    denom = X.clamp_min(M.norm(input, p, dim, keepdim=True), eps)
+    denom = BIN.clamp_min(RED.norm(input, p, dim, keepdim=True), eps)
     denom = S.expand_as(denom, input)
     if out is None:
         return input / denom
-    return S.copy_(out, input / denom)
+    return CNV.copy_(out, input / denom)

@@ -4,13 +4,14 @@ import math
 import warnings
 
 from ... import _dtype
-from ..._api import creation as C
-from ..._api import shape as S
 from ..._autograd.grad_mode import STATE
 from ..._ops import nn_conv as NC
 from ..._tensor import apply, _wrap_dim
 from ._util import not_implemented
 from .conv import adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_avg_pool1d
+from ..._api import shape as S
+from ..._api import creation as C
+from ..._api import conversion as CNV
 
 
 # ---------------------------------------------------------------- pad
@@ -107,15 +108,15 @@ def _circular_copies(input, pad):
         lo, hi = pad[2 * i], pad[2 * i + 1]
         out_part = S._slice(out_part, dim, max(lo, 0), out_shape[dim] - max(hi, 0), 1)
         in_part = S._slice(in_part, dim, max(-lo, 0), shape[dim] - max(-hi, 0), 1)
-    S.copy_(out_part, in_part)
+    CNV.copy_(out_part, in_part)
     for i in range(k):
         dim = k - i + lead - 1
         lo, hi = pad[2 * i], pad[2 * i + 1]
         n = out_shape[dim]
         if lo > 0:
-            S.copy_(S._slice(out, dim, 0, lo, 1), S._slice(out, dim, n - lo - max(hi, 0), n - max(hi, 0), 1))
+            CNV.copy_(S._slice(out, dim, 0, lo, 1), S._slice(out, dim, n - lo - max(hi, 0), n - max(hi, 0), 1))
         if hi > 0:
-            S.copy_(S._slice(out, dim, n - hi, n, 1), S._slice(out, dim, max(lo, 0), max(lo, 0) + hi, 1))
+            CNV.copy_(S._slice(out, dim, n - hi, n, 1), S._slice(out, dim, max(lo, 0), max(lo, 0) + hi, 1))
     return out
 
 

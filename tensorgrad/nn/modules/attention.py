@@ -4,8 +4,8 @@ import math
 import warnings
 
 from ... import _dtype
-from ..._api.creation import zeros, zeros_like
-from ..._api.shape import cat
+from ..._api.creation import full, zeros, zeros_like
+from ..._api.joining import cat
 from .. import functional as F
 from .. import init
 from ._factory import new_param, optional_param
@@ -29,7 +29,6 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
 
 def causal_mask(size, dtype=None):
     """The ``size x size`` additive mask with ``-inf`` above the diagonal."""
-    from ..._api.creation import full
     return full((size, size), float("-inf"), dtype=dtype).triu(1)
 
 

@@ -10,7 +10,7 @@ import numbers
 import warnings
 
 from ..._api.creation import zeros
-from ..._api.shape import cat, stack
+from ..._api.joining import cat, stack
 from ..._ops import rnn as _rnn
 from ..._tensor import apply
 from .. import functional as F

@@ -4,7 +4,7 @@ import math
 
 from ..._autograd.grad_mode import no_grad
 from ..._api.creation import tensor as _tensor
-from ..._api.shape import stack
+from ..._api.joining import stack
 from ..._tensor import Tensor
 
 

@@ -1,6 +1,6 @@
 """Flatten parameters into one vector and back."""
 
-from ..._api.shape import cat
+from ..._api.joining import cat
 from ..._tensor import Tensor
 from ..._typename import typename
 

@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from ..._api.creation import as_tensor, tensor as _tensor
-from ..._api.shape import stack
+from ..._api.joining import stack
 from ..._dtype import float64
 from ..._tensor import Tensor
 

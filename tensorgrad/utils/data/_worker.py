@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._api.creation import default_generator
+from ..._api.random import default_generator
 
 _current = None
 

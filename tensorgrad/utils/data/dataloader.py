@@ -12,7 +12,7 @@ import warnings
 
 import jax
 
-from ..._api.creation import randint
+from ..._api.random import randint
 from ._collate import default_collate, default_convert
 from ._worker import Worker
 from .dataset import IterableDataset, TensorDataset

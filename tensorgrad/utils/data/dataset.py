@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Generic, TypeVar
 
-from ..._api.creation import default_generator, randperm
+from ..._api.random import default_generator, randperm
 
 _T_co = TypeVar("_T_co", covariant=True)
 

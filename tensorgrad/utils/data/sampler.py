@@ -3,7 +3,7 @@
 import itertools
 from typing import Generic, TypeVar
 
-from ..._api.creation import Generator, randint, randperm, default_generator
+from ..._api.random import Generator, randint, randperm, default_generator
 
 _T_co = TypeVar("_T_co", covariant=True)
 

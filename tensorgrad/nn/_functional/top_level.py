@@ -1,0 +1,87 @@
+"""The torch-level functions whose one implementation is ``nn.functional``'s.
+
+``torch.softmax``, ``torch.dropout``, ``torch.selu``, ... are PyTorch's ATen ops; their
+``nn.functional`` twins are Python wrappers with other signatures (``dim=None`` and a warning,
+``training=`` instead of ``train``, ``inplace=``, ``ValueError`` for a bad ``p``). Each is
+declared here as a thin function with the top-level signature over ``nn.functional``'s
+implementation; the top level (and ``Tensor.softmax``, ``tensorgrad.special.softmax``) get them
+from the declared surface.
+"""
+
+from ..._api.surface import declare
+from . import activation as A
+from . import dropout as D
+
+
+@declare("softmax", method=True, out=True)
+def softmax(input, dim, dtype=None):
+    """``torch.softmax``: ``nn.functional.softmax`` with ``dim`` required."""
+    return A.softmax(input, dim, dtype=dtype)
+
+
+@declare("log_softmax", method=True, out=True)
+def log_softmax(input, dim, dtype=None):
+    return A.log_softmax(input, dim, dtype=dtype)
+
+
+@declare("special.softmax")
+def special_softmax(input, dim, dtype=None):
+    return A.softmax(input, dim, dtype=dtype)
+
+
+@declare("special.log_softmax")
+def special_log_softmax(input, dim, dtype=None):
+    return A.log_softmax(input, dim, dtype=dtype)
+
+
+def _dropout_family(name, implementation, doc):
+    """``torch.<name>(input, p, train)`` and its in-place twin over ``nn.functional``'s kernel;
+    a bad ``p`` raises RuntimeError (the ATen op's type, where ``nn.functional`` raises ValueError)."""
+    def out_of_place(input, p, train):
+        D.check_probability(p, RuntimeError)
+        return implementation(input, p, train)
+
+    def in_place(input, p, train):
+        D.check_probability(p, RuntimeError)
+        return implementation(input, p, train, inplace=True)
+    out_of_place.__name__ = out_of_place.__qualname__ = name
+    out_of_place.__doc__ = doc
+    in_place.__name__ = in_place.__qualname__ = name + "_"
+    declare(name)(out_of_place)
+    declare(name + "_")(in_place)
+
+
+_dropout_family("dropout", D.dropout, "``torch.dropout``: ``nn.functional.dropout`` with ``train`` required.")
+_dropout_family("feature_dropout", D.feature_dropout, "Dropout of whole channels (``dim 1``), one draw per channel.")
+_dropout_family("alpha_dropout", D.alpha_dropout, "``torch.alpha_dropout``: ``nn.functional.alpha_dropout``.")
+_dropout_family("feature_alpha_dropout", D.feature_alpha_dropout,
+                "``torch.feature_alpha_dropout``: alpha dropout of whole channels.")
+
+
+@declare("selu")
+def selu(input):
+    return A.selu(input)
+
+
+@declare("celu")
+def celu(input, alpha=1.0):
+    return A.celu(input, alpha)
+
+
+@declare("threshold", out=True)
+def threshold(input, threshold, value):
+    return A.threshold(input, threshold, value)
+
+
+@declare("rrelu")
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``torch.rrelu``: ``nn.functional.rrelu`` with a ``generator`` and no ``inplace``."""
+    return A.randomized_leaky_relu(input, lower, upper, training, False, generator)
+
+
+# the same functions as nn.functional's, in PyTorch too
+declare("selu_")(A.selu_)
+declare("celu_")(A.celu_)
+declare("threshold_")(A.threshold_)
+declare("rrelu_")(A.rrelu_)
+declare("prelu", method=True)(A.prelu)
