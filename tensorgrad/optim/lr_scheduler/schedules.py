@@ -12,12 +12,6 @@ from collections import Counter
 
 from ..optimizer import Optimizer
 
-__all__ = [
-    "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
-    "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler",
-    "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR",
-]
-
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
     "Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from "
