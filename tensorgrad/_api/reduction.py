@@ -358,6 +358,19 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return apply(R.cdist, (x1, x2), (float(p),))
 
 
+@declare("pdist")
+def pdist(input, p=2):
+    """The ``p``-norm distances between every pair of rows of a matrix (``i < j``, row-major),
+    the upper triangle of ``cdist(input, input)`` without its diagonal."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if input.dtype.kind != _dtype.FLOAT:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return apply(R.pdist, (input,), (float(p),))
+
+
 # ---------------------------------------------------------------- covariance
 
 @declare("cov", method=True)

@@ -53,3 +53,4 @@ from ._functional.margin_loss import (
     multilabel_soft_margin_loss as multilabel_soft_margin_loss, multi_margin_loss as multi_margin_loss,
 )
 from ._functional.distance import pairwise_distance as pairwise_distance, cosine_similarity as cosine_similarity
+from .._api.reduction import pdist as pdist  # PyTorch's nn.functional.pdist is torch.pdist
