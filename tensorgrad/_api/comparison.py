@@ -27,23 +27,23 @@ declare("eq", method=True, inplace=True, out=True)(eq)
 
 
 ne = _compare(CMP.ne)
-declare("ne", "not_equal", method=True, inplace=("ne_",), out=True)(ne)
+declare("ne", "not_equal", method=True, inplace=True, out=True)(ne)
 
 
 lt = _compare(CMP.lt)
-declare("less", "lt", method=True, inplace=("lt_",), out=True)(lt)
+declare("less", "lt", method=True, inplace=True, out=True)(lt)
 
 
 le = _compare(CMP.le)
-declare("le", "less_equal", method=True, inplace=("le_",), out=True)(le)
+declare("le", "less_equal", method=True, inplace=True, out=True)(le)
 
 
 gt = _compare(CMP.gt)
-declare("greater", "gt", method=True, inplace=("gt_",), out=True)(gt)
+declare("greater", "gt", method=True, inplace=True, out=True)(gt)
 
 
 ge = _compare(CMP.ge)
-declare("ge", "greater_equal", method=True, inplace=("ge_",), out=True)(ge)
+declare("ge", "greater_equal", method=True, inplace=True, out=True)(ge)
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
@@ -68,7 +68,7 @@ declare("logical_or", method=True, inplace=True, out=True)(logical_or)
 
 
 logical_xor = _logical(CMP.logical_xor)
-declare("logical_xor", method=True, out=True)(logical_xor)
+declare("logical_xor", method=True, inplace=True, out=True)(logical_xor)
 
 
 def _bitwise(op):
@@ -99,7 +99,7 @@ def logical_not(input):
     return apply(CMP.logical_not, (input,))
 
 
-@declare("bitwise_not", method=True, out=True)
+@declare("bitwise_not", method=True, inplace=True, out=True)
 def bitwise_not(input):
     _tensor_input("bitwise_not", input)
     if input.dtype.kind > _dtype.INT:

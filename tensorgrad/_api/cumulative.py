@@ -22,7 +22,7 @@ from .surface import declare
 
 # ---------------------------------------------------------------- cumulative
 
-@declare("cumsum", method=True, out=True)
+@declare("cumsum", method=True, inplace=True, out=True)
 def cumsum(input, dim, *, dtype=None):
     d = _sum_dtype(input.dtype, dtype)
     return apply(CU.cumsum, (input,), (_wrap_dim(dim, input.ndim), d.np))

@@ -142,7 +142,7 @@ def minimum(input, other):
     return _binary(E.minimum, input, other)
 
 
-@declare("arctan2", "atan2", method=True, inplace=("atan2_",), out=True)
+@declare("arctan2", "atan2", method=True, inplace=True, out=True)
 def atan2(input, other):
     _tensor_other("atan2", other)
     a, b = as_operand(input), as_operand(other)
@@ -224,7 +224,7 @@ declare("ceil", method=True, inplace=True, out=True)(ceil)
 
 
 trunc = _unary_same(E.trunc, _no_bool("trunc_vml_cpu"))
-declare("fix", "trunc", method=True, inplace=("trunc_",), out=True)(trunc)
+declare("fix", "trunc", method=True, inplace=True, out=True)(trunc)
 fix = trunc
 
 
@@ -285,15 +285,15 @@ declare("tan", method=True, inplace=True, out=True)(tan)
 
 
 asin = _unary_float(E.asin)
-declare("arcsin", "asin", method=True, inplace=("asin_",), out=True)(asin)
+declare("arcsin", "asin", method=True, inplace=True, out=True)(asin)
 
 
 acos = _unary_float(E.acos)
-declare("acos", "arccos", method=True, inplace=("acos_",), out=True)(acos)
+declare("acos", "arccos", method=True, inplace=True, out=True)(acos)
 
 
 atan = _unary_float(E.atan)
-declare("arctan", "atan", method=True, inplace=("atan_",), out=True)(atan)
+declare("arctan", "atan", method=True, inplace=True, out=True)(atan)
 
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -312,15 +312,15 @@ declare("tanh", method=True, inplace=True, out=True)(tanh)
 
 
 asinh = _unary_float(E.asinh)
-declare("asinh", method=True, out=True)(asinh)
+declare("asinh", method=True, inplace=True, out=True)(asinh)
 
 
 acosh = _unary_float(E.acosh)
-declare("acosh", method=True, out=True)(acosh)
+declare("acosh", method=True, inplace=True, out=True)(acosh)
 
 
 atanh = _unary_float(E.atanh)
-declare("atanh", method=True, out=True)(atanh)
+declare("atanh", method=True, inplace=True, out=True)(atanh)
 
 
 sigmoid = _unary_float(E.sigmoid)

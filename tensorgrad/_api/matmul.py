@@ -226,7 +226,7 @@ def outer(input, vec2):
 ger = outer
 
 
-@declare("addmm", method=True, out=True)
+@declare("addmm", method=True, inplace=True, out=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_mm(mat1, mat2, "mm")
     return apply(L.addmm, (input, mat1, mat2), (beta, alpha))

@@ -166,13 +166,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
     return _finish(mean + std * z, d, device, requires_grad)
 
 
-@declare("bernoulli", out=True)
+@declare("bernoulli", method=True, out=True)
 def bernoulli(input, p=None, *, generator=None):
     probs = input._data if p is None else jnp.full(input._data.shape, p, input._data.dtype)
     return _finish(jax.random.bernoulli(_key(generator), probs).astype(input._data.dtype))
 
 
-@declare("multinomial", out=True)
+@declare("multinomial", method=True, out=True)
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     probs = input._data
     logits = jnp.log(probs)

@@ -16,19 +16,19 @@ declare("erf", "special.erf", method=True, inplace=True, out=True)(erf)
 
 
 erfc = _unary_float(SP.erfc)
-declare("erfc", "special.erfc", method=True, out=True)(erfc)
+declare("erfc", "special.erfc", method=True, inplace=True, out=True)(erfc)
 
 
 erfinv = _unary_float(SP.erfinv)
-declare("erfinv", "special.erfinv", method=True, out=True)(erfinv)
+declare("erfinv", "special.erfinv", method=True, inplace=True, out=True)(erfinv)
 
 
 lgamma = _unary_float(SP.lgamma)
-declare("lgamma", "special.gammaln", method=True, out=True)(lgamma)
+declare("lgamma", "special.gammaln", method=True, inplace=True, out=True)(lgamma)
 
 
 digamma = _unary_float(SP.digamma)
-declare("digamma", "special.digamma", "special.psi", method=True, out=True)(digamma)
+declare("digamma", "special.digamma", "special.psi", method=True, inplace=True, out=True)(digamma)
 
 
 @declare("logit", "special.logit", method=True, inplace=True, out=True)
