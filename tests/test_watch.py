@@ -95,6 +95,19 @@ def test_watch_sees_only_its_own_thread():
     np.testing.assert_array_equal(np.asarray(x._data), np.full(3, 51.0, np.float32))
 
 
+def test_modules_and_optimizers_announce_themselves():
+    from tensorgrad._hooks import MODULE_CALL, OPTIMIZER_STEP
+    model = nn.Linear(2, 1)
+    opt = tg.optim.SGD(model.parameters(), lr=0.1)
+    seen = []
+    with MODULE_CALL.listen(seen.append), OPTIMIZER_STEP.listen(seen.append):
+        model(tg.ones(2)).sum().backward()
+        opt.step()
+    model(tg.ones(2))
+    assert seen == [model, opt]
+    assert not MODULE_CALL.listeners and not OPTIMIZER_STEP.listeners
+
+
 def test_compile_patches_no_class():
     w = tg.ones(2, requires_grad=True)
     accessors = []

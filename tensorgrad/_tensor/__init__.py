@@ -44,3 +44,5 @@ LEGACY_CONSTRUCTOR = None
 # The two methods whose bodies need the modules above tensor.py.
 Tensor._sync_view = _sync_view
 Tensor.backward = _tensor_backward
+_sync_view.__name__, _sync_view.__qualname__ = "_sync_view", "Tensor._sync_view"
+_tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"

@@ -101,11 +101,16 @@ def apply(op, args, cfg=(), *, _view_result=True):
                 a._sync_view()
                 if a._base._rg:
                     record = True       # a view requires grad when its base does
+            # ``a._data``, inlined where it is cheap (the hottest read there is): a plain tensor's
+            # cell value, or a view's cached value while its storage was not written
             if a._view is None:
-                # ``a._data``, inlined: the hottest read there is
                 if _WATCHING:
                     note_read(a)
                 arrays.append(a._cell.value)
+            elif a._vgen == a._cell.gen:
+                if _WATCHING:
+                    note_read(a)
+                arrays.append(a._vcache)
             else:
                 arrays.append(a._data)
             if a._rg:
