@@ -54,6 +54,7 @@ def test_every_ops_attribute_exists():
 
 def test_the_check_sees_the_facade():
     # the check above would pass vacuously if it found no references
-    refs = {ref[:2] for ref in _references(PACKAGE / "_api" / "math.py")}
+    refs = {ref[:2] for ref in _references(PACKAGE / "_api" / "elementwise.py")}
+    refs |= {ref[:2] for ref in _references(PACKAGE / "_api" / "matmul.py")}
     assert ("elementwise", "add") in refs
     assert ("products", "matmul") in refs
