@@ -5,6 +5,7 @@ function written in JAX (always) and against PyTorch (when installed). Hook case
 scenario with ``torch`` bound to tensorgrad and to PyTorch and compare the logs line by line.
 """
 
+import os
 import warnings
 
 import jax
@@ -503,7 +504,8 @@ def test_anomaly_reports_node_and_forward_stack():
                            "python_anomaly_mode.cpp:122.)")
     assert "in _sqrt_model\n    return m.sqrt(x)\n" in report
     assert "y = _sqrt_model(tg, x)" in report
-    assert "tensorgrad/" not in report.replace("test_autograd_api", "")
+    # no frame from inside the package (the checkout itself may sit in a folder named tensorgrad)
+    assert os.path.dirname(tg.__file__) + os.sep not in report
     assert x.grad is None
     assert not tg.is_anomaly_enabled()
 
