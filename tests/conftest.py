@@ -3,6 +3,29 @@
 ``--doctest-modules`` (set in pyproject.toml so that the package's docstring examples run with
 the tests) would import every Python file here; the seed tutorials in ``seeds/`` are scripts
 that ``test_seeds.py`` runs in subprocesses, so they are not collected.
+
+Tests marked ``long`` (the fuzzer's long profile, the soak runs) are skipped in the default run;
+``python -m pytest --long -m long -s`` runs just them.
 """
 
+import pytest
+
 collect_ignore = ["seeds"]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--long", action="store_true", default=False,
+                     help="run the long profiles (tests marked long): fuzzing and soak runs")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: a long profile (fuzz, soak), run only with --long")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--long"):
+        return
+    skip = pytest.mark.skip(reason="a long profile: run with --long")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
