@@ -10,7 +10,9 @@ import json
 import math
 import pathlib
 import pickle
+import warnings
 import zipfile
+import zlib
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -195,59 +197,129 @@ def test_real_torch_checkpoint_is_refused(tmp_path):
         tg.load(path)
 
 
-def _archive(path, manifest, members=()):
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("tensorgrad.json", manifest if isinstance(manifest, str) else json.dumps(manifest))
-        for name, data in members:
-            archive.writestr(name, data)
+def _npy(arr, version=None):
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, arr, version=version, allow_pickle=arr.dtype.hasobject)
+    return buf.getvalue()
+
+
+def _entry(storage=0, dtype="float32", shape=(2,), stride=None, offset=0, requires_grad=False, parameter=False):
+    """A tensor-table entry (contiguous unless ``stride`` is given)."""
+    if stride is None:
+        stride = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+    return {"storage": storage, "dtype": dtype, "shape": list(shape), "stride": list(stride), "offset": offset,
+            "requires_grad": requires_grad, "parameter": parameter}
+
+
+def _craft(path, root, arrays=(), tensors=(), overrides=(), compression=zipfile.ZIP_STORED):
+    """A checkpoint archive written by hand: ``arrays`` are numpy arrays or raw member bytes, which
+    the manifest lists with their CRC-32 values; ``overrides`` replaces or adds manifest keys."""
+    members = [a if isinstance(a, bytes) else _npy(a) for a in arrays]
+    head = {"format": "tensorgrad.save", "version": 2, "arrays": [zlib.crc32(m) for m in members],
+            "tensors": list(tensors), "root": root}
+    head.update(overrides)
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        archive.writestr("tensorgrad.json", json.dumps(head))
+        for i, data in enumerate(members):
+            archive.writestr(f"arrays/{i}.npy", data)
+
+
+T0 = {"$": "tensor", "id": 0}
+A0 = {"$": "ndarray", "id": 0}
+F2 = np.zeros(2, np.float32)
 
 
 def test_object_array_member_is_refused_and_nothing_runs(tmp_path):
     marker = tmp_path / "marker.txt"
     path = tmp_path / "evil.pt"
-    buf = io.BytesIO()
-    np.save(buf, np.array([_Payload(marker)], dtype=object), allow_pickle=True)
-    manifest = {"format": "tensorgrad.save", "version": 1, "arrays": 1,
-                "root": {"$": "tensor", "id": 0, "dtype": "float32"}}
-    _archive(path, manifest, [("arrays/0.npy", buf.getvalue())])
+    evil = np.array([_Payload(marker)], dtype=object)
+    _craft(path, T0, [evil], [_entry(shape=(1,))])
+    _check_refused(path, marker, "holds Python objects")
+    _craft(path, A0, [evil])
     _check_refused(path, marker, "holds Python objects")
 
-
-def _npy(arr):
-    buf = io.BytesIO()
-    np.save(buf, arr, allow_pickle=False)
-    return buf.getvalue()
-
-
+# (name, root, arrays, tensors, manifest overrides, what the error says)
 BAD_ARCHIVES = [
-    ("not json", "{oops", (), "is not JSON"),
-    ("no format", {"root": 1}, (), "does not name the format"),
-    ("future version", {"format": "tensorgrad.save", "version": 99, "arrays": 0, "root": 1}, (), "version 99"),
-    ("unknown tag", {"format": "tensorgrad.save", "version": 1, "arrays": 0, "root": {"$": "module"}}, (),
-     "unknown value kind 'module'"),
-    ("missing array", {"format": "tensorgrad.save", "version": 1, "arrays": 1,
-                       "root": {"$": "tensor", "id": 0, "dtype": "float32"}}, (), "no member 'arrays/0.npy'"),
-    ("out of range", {"format": "tensorgrad.save", "version": 1, "arrays": 1,
-                      "root": {"$": "tensor", "id": 7, "dtype": "float32"}}, (), "out of range"),
-    ("dtype mismatch", {"format": "tensorgrad.save", "version": 1, "arrays": 1,
-                        "root": {"$": "tensor", "id": 0, "dtype": "float32"}},
-     (("arrays/0.npy", _npy(np.zeros(2, np.int64))),), "a float32 tensor stored as a int64 array"),
-    ("bad dtype name", {"format": "tensorgrad.save", "version": 1, "arrays": 1,
-                        "root": {"$": "tensor", "id": 0, "dtype": "object"}},
-     (("arrays/0.npy", _npy(np.zeros(2))),), "unknown dtype 'object'"),
-    ("garbage npy", {"format": "tensorgrad.save", "version": 1, "arrays": 1,
-                     "root": {"$": "ndarray", "id": 0}}, (("arrays/0.npy", b"garbage"),), "not a readable .npy"),
-    ("unhashable key", {"format": "tensorgrad.save", "version": 1, "arrays": 0,
-                        "root": {"$": "dict", "items": [[{"$": "list", "items": []}, 1]]}}, (), "not hashable"),
-    ("nan constant", '{"format": "tensorgrad.save", "version": 1, "arrays": 0, "root": NaN}', (), "not JSON"),
+    ("no format", 1, (), (), {"format": None}, "does not name the format"),
+    ("future version", 1, (), (), {"version": 99}, "version 99; this tensorgrad reads version 2"),
+    ("version 1", 1, (), (), {"version": 1}, "version 1; this tensorgrad reads version 2"),
+    ("extra key", 1, (), (), {"extra": 0}, "has the keys"),
+    ("bad array table", 1, (), (), {"arrays": 3}, "not a list of CRC-32"),
+    ("bad tensor table", 1, (), (), {"tensors": {}}, "tensor table is not a list"),
+    ("unknown tag", {"$": "module"}, (), (), {}, "unknown value kind 'module'"),
+    ("missing array", A0, (), (), {"arrays": [0]}, "no member 'arrays/0.npy'"),
+    ("array out of range", {"$": "ndarray", "id": 7}, (F2,), (), {}, "array reference 7 is out of range"),
+    ("tensor out of range", {"$": "tensor", "id": 3}, (F2,), (_entry(),), {}, "tensor reference 3 is out of range"),
+    ("dtype mismatch", T0, (np.zeros(2, np.int64),), (_entry(),), {}, "holds a int64 array .* not a float32 storage"),
+    ("storage not 1-d", T0, (np.zeros((1, 2), np.float32),), (_entry(),), {}, "of shape \\(1, 2\\), not a float32"),
+    ("bad dtype name", T0, (F2,), (_entry(dtype="object"),), {}, "unknown dtype 'object'"),
+    ("missing entry key", T0, (F2,), ({"storage": 0},), {}, "does not have the keys"),
+    ("negative stride", T0, (F2,), (_entry(stride=[-1]),), {}, "malformed layout"),
+    ("stride of the wrong rank", T0, (F2,), (_entry(stride=[1, 1]),), {}, "malformed layout"),
+    ("outside the storage", T0, (F2,), (_entry(offset=1),), {}, "does not lie inside its storage of 2"),
+    ("overlapping layout", T0, (F2,), (_entry(shape=(2,), stride=[0]),), {}, "does not lie inside"),
+    ("int requiring grad", T0, (np.zeros(2, np.int64),), (_entry(dtype="int64", requires_grad=True),), {},
+     "int64 tensor that requires grad"),
+    ("non-bool flag", T0, (F2,), (_entry(parameter=1),), {}, "non-boolean"),
+    ("two dtypes on a storage", {"$": "list", "items": [T0, {"$": "tensor", "id": 1}]}, (F2,),
+     (_entry(), _entry(dtype="int32")), {}, "storage of both float32 and int32"),
+    ("array and storage", {"$": "list", "items": [T0, A0]}, (F2,), (_entry(),), {}, "both as a storage and as a ndarray"),
+    ("swapped members", {"$": "list", "items": [A0, {"$": "ndarray", "id": 1}]}, (np.zeros(2), np.ones(2)), (),
+     {"arrays": [zlib.crc32(_npy(np.ones(2))), zlib.crc32(_npy(np.zeros(2)))]},
+     "arrays/0.npy is not the array the manifest lists"),
+    ("unreferenced array", 1, (F2,), (), {}, "arrays/0.npy is never referenced"),
+    ("unreferenced tensor", 1, (F2,), (_entry(),), {}, "tensor 0 of the tensor table is never referenced"),
+    ("garbage npy", A0, (b"garbage",), (), {}, "not a readable .npy array \\(no .npy header\\)"),
+    ("npy shorter than declared", A0, (_npy(np.zeros(4))[:-8],), (), {}, "declares a float64 array of shape \\(4,\\)"),
+    ("npy longer than declared", A0, (_npy(np.zeros(4)) + b"\0" * 8,), (), {}, "archive records 40 bytes"),
+    ("fortran order", A0, (np.asfortranarray(np.zeros((2, 3))),), (), {}, "Fortran order"),
+    ("npy version 3", A0, (_npy(np.zeros(2), version=(3, 0)),), (), {}, "format version \\(3, 0\\)"),
+    ("scalar holding an array", {"$": "npscalar", "id": 0}, (F2,), (), {}, "numpy scalar entry holds an array"),
+    ("unhashable key", {"$": "dict", "items": [[{"$": "list", "items": []}, 1]]}, (), (), {}, "not hashable"),
+    ("bare list", [[1]], (), (), {}, "a bare JSON list"),
+    ("huge float", {"$": "complex", "real": 10 ** 400, "imag": 0}, (), (), {}, "malformed 'complex'"),
 ]
 
 
-@pytest.mark.parametrize("name, manifest, members, match", BAD_ARCHIVES, ids=[b[0] for b in BAD_ARCHIVES])
-def test_malformed_archives_raise_clear_errors(tmp_path, name, manifest, members, match):
+@pytest.mark.parametrize("name, root, arrays, tensors, manifest, match", BAD_ARCHIVES, ids=[b[0] for b in BAD_ARCHIVES])
+def test_malformed_archives_raise_clear_errors_without_torch(tmp_path, name, root, arrays, tensors, manifest, match):
     path = tmp_path / "bad.pt"
-    _archive(path, manifest, members)
-    with pytest.raises(RuntimeError, match=match):
+    _craft(path, root, arrays, tensors, manifest)
+    with pytest.raises(RuntimeError, match=match) as info:
+        tg.load(path)
+    assert type(info.value) is RuntimeError
+
+
+def _raw_archive(path, members, compression=zipfile.ZIP_STORED):
+    with zipfile.ZipFile(path, "w", compression=compression) as archive, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Duplicate name", UserWarning)
+        for name, data in members:
+            archive.writestr(name, data)
+
+
+def test_broken_manifests_and_members_raise_clear_errors_without_torch(tmp_path):
+    path = tmp_path / "bad.pt"
+    cases = [
+        ([("tensorgrad.json", "{oops")], "tensorgrad.json is not JSON"),
+        ([("tensorgrad.json", '{"format": "tensorgrad.save", "version": 2, "arrays": [], "tensors": [], '
+                              '"root": NaN}')], "not JSON"),
+        ([("tensorgrad.json", "[" * 100000 + "]" * 100000)], "not JSON|nested too deeply"),
+        ([("tensorgrad.json", "{}"), ("tensorgrad.json", "{}")], "names a member twice"),
+    ]
+    for members, match in cases:
+        _raw_archive(path, members)
+        with pytest.raises(RuntimeError, match=match) as info:
+            tg.load(path)
+        assert type(info.value) is RuntimeError
+    good = io.BytesIO()
+    tg.save([1], good)
+    with zipfile.ZipFile(good) as archive:
+        manifest = archive.read("tensorgrad.json")
+    _raw_archive(path, [("tensorgrad.json", manifest), ("notes.txt", b"hi")])
+    with pytest.raises(RuntimeError, match="members the manifest does not list \\(notes.txt\\)"):
+        tg.load(path)
+    _raw_archive(path, [("tensorgrad.json", manifest)], compression=zipfile.ZIP_BZIP2)
+    with pytest.raises(RuntimeError, match="compressed with method 12"):
         tg.load(path)
 
 
