@@ -10,6 +10,8 @@ import json
 import math
 import pathlib
 import pickle
+import struct
+import tracemalloc
 import warnings
 import zipfile
 import zlib
@@ -354,3 +356,174 @@ def test_scheduler_state_dicts_round_trip():
         back = _round_trip(state)
         assert back == state
         assert [type(v) for v in back.values()] == [type(v) for v in state.values()]
+
+
+# ------------------------------------------------------------------------ shared storage
+
+def _shared(torch):
+    """Tensors sharing storage, made the same way in tensorgrad and in PyTorch."""
+    base = torch.arange(24.).reshape(4, 6)
+    p = torch.nn.Parameter(torch.arange(6.).reshape(2, 3))
+    leaf = torch.arange(5., dtype=torch.float64).requires_grad_()
+    return {"base": base, "rows": base[1:3], "col": base[:, 2], "t": base.t(), "every": base[::2, 1::3],
+            "elem": base[3, 4], "alias": base.detach(), "flat": base.view(-1),
+            "p": p, "p_view": p[1], "leaf": leaf, "leaf_tail": leaf[2:], "again": base,
+            "solo": torch.ones(3, dtype=torch.int32)}
+
+
+def _torch_round_trip(torch, obj):
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    buf.seek(0)
+    return torch.load(buf)
+
+
+def _describe_tensors(d):
+    return {k: (type(v).__name__, tuple(v.shape), v.stride(), v.storage_offset(), v._version, v.requires_grad,
+                v.is_leaf, v.grad_fn is None, v._base is None, str(v.dtype).split(".")[1], v.tolist())
+            for k, v in d.items()}
+
+
+def test_shared_storage_loads_as_torch_load_gives_it():
+    torch = pytest.importorskip("torch")
+    mine = _round_trip(_shared(tg))
+    theirs = _torch_round_trip(torch, _shared(torch))
+    assert mine["again"] is mine["base"]
+    empty = _round_trip(mine["base"][1:1])
+    assert tuple(empty.shape) == (0, 6) and empty.dtype == tg.float32
+    assert _describe_tensors(mine) == _describe_tensors(theirs)
+    # writes through one tensor are seen by the others, and each keeps its own version counter
+    for lib, d in ((tg, mine), (torch, theirs)):
+        with lib.no_grad():
+            d["base"][2, 2] = -1.0
+            d["p_view"].mul_(10)
+            d["leaf"][3] = 7.0
+        d["rows"].add_(0.5)
+    assert _describe_tensors(mine) == _describe_tensors(theirs)
+    # the loaded tensors are leaves: a backward through a view reaches only that view
+    for d in (mine, theirs):
+        (d["leaf_tail"] * d["leaf_tail"]).sum().backward()
+    assert mine["leaf_tail"].grad.tolist() == theirs["leaf_tail"].grad.tolist()
+    assert mine["leaf"].grad is None and theirs["leaf"].grad is None
+
+
+def test_an_expanded_tensor_is_stored_as_a_copy():
+    # a stride-0 layout would cost its full size in memory once read here, so it is saved as the
+    # elements it shows (PyTorch keeps stride 0); its values and the base's are exact
+    base = tg.arange(3.)
+    back = _round_trip({"base": base, "wide": base.expand(2, 3)})
+    assert back["wide"].tolist() == [[0., 1., 2.]] * 2 and back["wide"].stride() == (3, 1)
+    with tg.no_grad():
+        back["base"][0] = 5.0
+    assert back["wide"][0, 0].item() == 0.0
+
+
+def test_a_storage_referenced_many_times_is_read_once_without_torch(tmp_path):
+    # the issue's case: one 2 MB array referenced 200 times (as a numpy array, and as tensors)
+    path = tmp_path / "refs.pt"
+    big = np.arange(2 ** 18, dtype=np.float64)
+    _craft(path, {"$": "list", "items": [A0] * 200}, [big], compression=zipfile.ZIP_DEFLATED)
+    back, peak = _peak(lambda: tg.load(path))
+    assert all(b is back[0] for b in back) and back[0].tolist() == big.tolist()
+    assert peak < big.nbytes + (1 << 20)
+    tensors = [_entry(shape=(2 ** 18,), dtype="float64")] * 100 + \
+        [_entry(shape=(2 ** 17,), stride=[2], offset=1, dtype="float64")] * 100
+    root = {"$": "list", "items": [{"$": "tensor", "id": k} for k in range(200)]}
+    _craft(path, root, [big], tensors, compression=zipfile.ZIP_DEFLATED)
+    back, peak = _peak(lambda: tg.load(path))
+    assert back[0].tolist() == big.tolist() and back[150].tolist() == big[1::2].tolist()
+    assert peak < big.nbytes + (1 << 20)
+    with tg.no_grad():
+        back[0][1] = -1.0
+    assert back[199][0].item() == -1.0 and back[99][1].item() == -1.0
+
+
+def _peak(fn):
+    """``fn()`` and the peak of Python and numpy allocations while it ran, in bytes."""
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# ------------------------------------------------------------------------ memory bounds
+
+def test_a_deflate_bomb_allocates_its_declared_array_once_without_torch(tmp_path):
+    # 64 MB of zeros deflates to 64 KB: loading allocates the declared array once, not three times
+    zeros = np.zeros(2 ** 23)
+    path = tmp_path / "bomb.pt"
+    _craft(path, A0, [zeros], compression=zipfile.ZIP_DEFLATED)
+    assert path.stat().st_size < 100_000
+    back, peak = _peak(lambda: tg.load(path))
+    assert back.shape == zeros.shape and not back.any()
+    assert peak < zeros.nbytes + (1 << 20)
+
+
+def _patch_sizes(data, name, file_size=None, compress_size=None):
+    """The archive with the central directory's sizes of member ``name`` replaced."""
+    data = bytearray(data)
+    entry = data.index(b"PK\x01\x02" + data[data.index(b"PK\x01\x02") + 4:][:0])
+    while True:
+        name_len = struct.unpack_from("<H", data, entry + 28)[0]
+        if data[entry + 46:entry + 46 + name_len] == name.encode():
+            break
+        entry = data.index(b"PK\x01\x02", entry + 4)
+    if compress_size is not None:
+        struct.pack_into("<I", data, entry + 20, compress_size)
+    if file_size is not None:
+        struct.pack_into("<I", data, entry + 24, file_size)
+    return bytes(data)
+
+
+def test_inflated_sizes_are_refused_before_allocating_without_torch(tmp_path):
+    path = tmp_path / "inflated.pt"
+    small = np.zeros(16)
+    big_header = _npy(small).replace(b"(16,)", b"(1000000000,)")
+
+    def patched(compression, **sizes):
+        _craft(path, A0, [small], compression=compression)
+        path.write_bytes(_patch_sizes(path.read_bytes(), "arrays/0.npy", **sizes))
+
+    cases = [
+        # the .npy header claims 8 GB that the member does not hold
+        (lambda: _craft(path, A0, [big_header]), "declares a float64 array of shape \\(1000000000,\\)"),
+        # the archive claims that a deflated member expands to 4 GB
+        (lambda: patched(zipfile.ZIP_DEFLATED, file_size=2 ** 32 - 1), "more than its .* deflated bytes can hold"),
+        # a stored member that claims more bytes than the file has
+        (lambda: patched(zipfile.ZIP_STORED, file_size=2 ** 31, compress_size=2 ** 31),
+         "records 2147483648 bytes but the file has"),
+        # sizes that disagree with the .npy header
+        (lambda: patched(zipfile.ZIP_STORED, file_size=200, compress_size=200), "Bad CRC-32|archive records 72 bytes after"),
+        # a deflated manifest of 64 MB
+        (lambda: _raw_archive(path, [("tensorgrad.json", b" " * (1 << 26))], zipfile.ZIP_DEFLATED),
+         "tensorgrad.json is deflated and expands to 67108864 bytes"),
+    ]
+    for make, match in cases:
+        make()
+        with pytest.raises(RuntimeError, match=match) as info:
+            tg.load(path)
+        assert type(info.value) is RuntimeError
+        _, peak = _peak(lambda: _load_or_error(path))
+        assert peak < 8 * path.stat().st_size + (1 << 20)
+
+
+def _patch_sizes(data, name, file_size=None, compress_size=None):
+    """The archive with the central directory's record of member ``name`` given other sizes."""
+    data = bytearray(data)
+    entry = data.index(b"PK\x01\x02")
+    while data[entry + 46:entry + 46 + struct.unpack_from("<H", data, entry + 28)[0]] != name.encode():
+        entry = data.index(b"PK\x01\x02", entry + 4)
+    if compress_size is not None:
+        struct.pack_into("<I", data, entry + 20, compress_size)
+    if file_size is not None:
+        struct.pack_into("<I", data, entry + 24, file_size)
+    return bytes(data)
+
+
+def _load_or_error(path):
+    try:
+        return tg.load(path)
+    except RuntimeError as e:
+        return e

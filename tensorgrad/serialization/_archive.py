@@ -12,7 +12,7 @@ from ._layout import FORMAT, MANIFEST, MANIFEST_KEYS, VERSION, member_name
 
 DEFLATE_RATIO = 1032            # deflate never expands its input more than this
 COMPRESSED_MANIFEST = 1 << 20   # the most a deflated manifest may expand to (the JSON is parsed whole)
-CHUNK = 1 << 20                 # bytes read at a time into an array
+CHUNK = 1 << 16                 # bytes read at a time into an array
 
 
 class Archive:
