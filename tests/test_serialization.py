@@ -527,3 +527,120 @@ def _load_or_error(path):
         return tg.load(path)
     except RuntimeError as e:
         return e
+
+
+# ------------------------------------------------------------------------ corruption fuzz
+
+def _corpus():
+    """Valid checkpoints: a state dict, nested containers, and tensors sharing storage (views,
+    aliases, parameters)."""
+    tg.manual_seed(0)
+    model = tg.nn.Sequential(tg.nn.Linear(3, 2), tg.nn.BatchNorm1d(2))
+    nested = {"values": [1, 2.5, None, "text", b"\x00\xff", 3 + 4j, float("nan"), -0.0],
+              "tensors": (tg.arange(4, dtype=tg.int64), tg.ones(2, 2, dtype=tg.bfloat16), tg.tensor(True)),
+              "numpy": np.arange(6, dtype=np.int16).reshape(2, 3), "scalar": np.float32(2.5),
+              (1, "key"): tg.Size([2, 3]), "dtype": tg.float64}
+    files = []
+    for obj in (model.state_dict(), nested, _shared(tg)):
+        buf = io.BytesIO()
+        tg.save(obj, buf)
+        files.append((obj, buf.getvalue()))
+    return files
+
+
+def _same(a, b):
+    """Whether ``b`` is exactly ``a``: types, values bit for bit, layouts and autograd flags."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tg.Tensor):
+        return (a.dtype == b.dtype and a.shape == b.shape and a.requires_grad == b.requires_grad
+                and a.stride() == b.stride() and np.asarray(a.detach()._data).tobytes() ==
+                np.asarray(b.detach()._data).tobytes())
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a) and \
+            _same(getattr(a, "_metadata", None), getattr(b, "_metadata", None))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b and repr(a) == repr(b)
+
+
+def _members(data):
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return [(info, archive.read(info)) for info in archive.infolist()]
+
+
+def _rezip(members):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        for info, payload in members:
+            archive.writestr(info, payload)
+    return buf.getvalue()
+
+
+def _mutants(data, rng, samples):
+    """Damaged copies of a checkpoint: truncated, bytes flipped, members swapped or reordered,
+    recorded and declared sizes inflated."""
+    offsets = sorted(set(rng.integers(0, len(data), samples).tolist()) | {0, 1, 4, len(data) - 1})
+    for n in offsets:
+        yield f"truncated at {n}", data[:n]
+    for n in rng.integers(0, len(data), samples).tolist():
+        flipped = bytearray(data)
+        flipped[n] ^= int(rng.integers(1, 256))
+        yield f"byte {n} flipped", bytes(flipped)
+    members = _members(data)
+    yield "members reversed", _rezip(members[::-1])
+    arrays = [k for k, (info, _) in enumerate(members) if info.filename.startswith("arrays/")]
+    if len(arrays) >= 2:
+        a, b = arrays[0], arrays[-1]
+        swapped = list(members)
+        swapped[a] = (members[b][0], members[a][1])
+        swapped[b] = (members[a][0], members[b][1])
+        yield "two members' contents swapped", _rezip(swapped)
+    for info, _ in members:
+        yield f"{info.filename} recorded 1000 times larger", _patch_sizes(data, info.filename,
+                                                                        file_size=info.file_size * 1000 + 1)
+    manifest = json.loads(dict((i.filename, p) for i, p in members)["tensorgrad.json"])
+    if manifest["tensors"]:
+        manifest["tensors"][0]["shape"] = [n * 1000 + 1 for n in manifest["tensors"][0]["shape"]] or [1000]
+        yield "a tensor's shape inflated", _rezip([(i, json.dumps(manifest).encode() if i.filename ==
+                                                    "tensorgrad.json" else p) for i, p in members])
+
+
+def _check_mutants(samples, seed):
+    rng = np.random.default_rng(seed)
+    outcomes = Counter()
+    for obj, data in _corpus():
+        # the intact file loads exactly (and compiles its views outside tracemalloc, which is slow)
+        assert _same(obj, tg.load(io.BytesIO(data)))
+        for what, mutant in _mutants(data, rng, samples):
+            def attempt():
+                try:
+                    return tg.load(io.BytesIO(mutant))
+                except RuntimeError as e:
+                    assert type(e) is RuntimeError, f"{what}: {type(e).__name__}: {e}"
+                    return e
+
+            back, peak = _peak(attempt)
+            if isinstance(back, RuntimeError):
+                outcomes["refused"] += 1
+            else:
+                assert _same(obj, back), f"{what}: loaded a wrong value"
+                outcomes["right value"] += 1
+            # a small multiple of the file, plus a constant for the JSON parser and zipfile
+            assert peak < 32 * len(data) + (1 << 20), f"{what}: peak allocation {peak} for {len(data)} bytes"
+    return outcomes
+
+
+def test_corrupted_checkpoints_load_right_or_raise_runtime_error_without_torch():
+    outcomes = _check_mutants(samples=24, seed=0)
+    assert outcomes["refused"] > 100 and outcomes["right value"] > 0
+
+
+@pytest.mark.long
+def test_corrupted_checkpoints_long_sweep_without_torch():
+    for seed in range(1, 20):
+        _check_mutants(samples=400, seed=seed)

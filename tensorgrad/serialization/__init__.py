@@ -39,7 +39,7 @@ import zipfile
 from ._archive import Archive
 from ._decode import Decoder
 from ._encode import Encoder, write_zip
-from ._layout import MANIFEST
+from ._layout import MANIFEST, Invalid
 
 __all__ = ["save", "load"]
 
@@ -102,10 +102,24 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 
 def _load(handle, where, map_location):
+    """``_read``, every failure raised as RuntimeError."""
+    try:
+        return _read(handle, where, map_location)
+    except Invalid as e:
+        raise RuntimeError(str(e)) from None
+    except RecursionError:
+        raise RuntimeError(f"{where} is not a valid tensorgrad checkpoint: its structure is nested too deeply") from None
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 - zipfile, zlib and numpy report damage with many types
+        raise RuntimeError(f"{where} is not a valid tensorgrad checkpoint ({type(e).__name__}: {e})") from e
+
+
+def _read(handle, where, map_location):
     start = handle.tell()
     head = handle.read(8)
     if head[:2] != b"PK":
-        raise RuntimeError(f"{where} is not a tensorgrad checkpoint: {_describe(head)}")
+        raise Invalid(f"{where} is not a tensorgrad checkpoint: {_describe(head)}")
     length = handle.seek(0, io.SEEK_END) - start
     handle.seek(start)
     try:
@@ -113,24 +127,19 @@ def _load(handle, where, map_location):
     except MemoryError:
         raise
     except Exception as e:  # noqa: BLE001 - zipfile reports damage with many types
-        raise RuntimeError(f"{where} is not a valid tensorgrad checkpoint: a damaged zip archive "
-                           f"({type(e).__name__}: {e})") from None
+        raise Invalid(f"{where} is not a valid tensorgrad checkpoint: a damaged zip archive "
+                      f"({type(e).__name__}: {e})") from None
     with archive:
         names = archive.namelist()
         if len(set(names)) != len(names):
-            raise RuntimeError(f"{where} is not a valid tensorgrad checkpoint: the zip archive names a member twice")
+            raise Invalid(f"{where} is not a valid tensorgrad checkpoint: the zip archive names a member twice")
         if MANIFEST not in names:
             if any(n.endswith("data.pkl") for n in names):
-                raise RuntimeError(
+                raise Invalid(
                     f"{where} is a PyTorch checkpoint (a pickle inside a zip archive). " + _PICKLE_HINT +
                     " Load it with torch.load(path, weights_only=True) and pass its tensors' .numpy() values to "
                     "tensorgrad (load_state_dict accepts numpy arrays).")
-            raise RuntimeError(f"{where} is not a tensorgrad checkpoint: the zip archive has no {MANIFEST}")
+            raise Invalid(f"{where} is not a tensorgrad checkpoint: the zip archive has no {MANIFEST}")
         reader = Archive(archive, where, length)
         manifest = reader.manifest()
-        try:
-            return Decoder(reader, manifest, map_location).run(manifest["root"])
-        except RecursionError:
-            raise RuntimeError(f"{where} is not a valid tensorgrad checkpoint: its structure is nested too deeply") from None
-
-
+        return Decoder(reader, manifest, map_location).run(manifest["root"])

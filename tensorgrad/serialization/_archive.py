@@ -1,5 +1,5 @@
 """Reading a checkpoint's archive: each member's recorded size is checked against what its
-bytes can hold before anything is allocated, and every failure is a RuntimeError."""
+bytes can hold before anything is allocated, and every failure is an ``Invalid``."""
 
 import json
 import math
@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 from numpy.lib import format as npy
 
-from ._layout import FORMAT, MANIFEST, MANIFEST_KEYS, VERSION, member_name
+from ._layout import FORMAT, MANIFEST, MANIFEST_KEYS, VERSION, Invalid, member_name
 
 DEFLATE_RATIO = 1032            # deflate never expands its input more than this
 COMPRESSED_MANIFEST = 1 << 20   # the most a deflated manifest may expand to (the JSON is parsed whole)
@@ -24,7 +24,7 @@ class Archive:
         self.length = length
 
     def fail(self, what):
-        return RuntimeError(f"{self.where} is not a valid tensorgrad checkpoint: {what}")
+        return Invalid(f"{self.where} is not a valid tensorgrad checkpoint: {what}")
 
     def info(self, name):
         """The member ``name``, refused when its recorded size is not one its bytes can hold."""
@@ -61,9 +61,9 @@ class Archive:
         except (ValueError, UnicodeDecodeError, RecursionError) as e:
             raise self.fail(f"{MANIFEST} is not JSON ({e})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise RuntimeError(f"{self.where} is not a tensorgrad checkpoint: {MANIFEST} does not name the format")
+            raise Invalid(f"{self.where} is not a tensorgrad checkpoint: {MANIFEST} does not name the format")
         if manifest.get("version") != VERSION:
-            raise RuntimeError(f"{self.where} has checkpoint format version {manifest.get('version')!r}; this "
+            raise Invalid(f"{self.where} has checkpoint format version {manifest.get('version')!r}; this "
                                f"tensorgrad reads version {VERSION}")
         if set(manifest) != MANIFEST_KEYS:
             raise self.fail(f"{MANIFEST} has the keys {sorted(manifest)}, not {sorted(MANIFEST_KEYS)}")
@@ -125,11 +125,11 @@ class Archive:
         return arr
 
     def read_member(self, info, read):
-        """``read(member)`` on the open member, any failure to read it reported as RuntimeError."""
+        """``read(member)`` on the open member, any failure to read it reported as ``Invalid``."""
         try:
             with self.archive.open(info) as member:
                 return read(member)
-        except (RuntimeError, MemoryError):
+        except (Invalid, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - zipfile and zlib report damage with many types
             raise self.fail(f"{info.filename} cannot be read ({type(e).__name__}: {e})") from None

@@ -13,6 +13,12 @@ MANIFEST_KEYS = {"format", "version", "arrays", "tensors", "root"}
 TENSOR_KEYS = {"storage", "dtype", "shape", "stride", "offset", "requires_grad", "parameter"}
 
 
+class Invalid(Exception):
+    """A file that is not a valid checkpoint, with the whole message; ``load`` raises it as
+    RuntimeError (a private type, so that no RuntimeError subclass from zipfile or numpy, such
+    as NotImplementedError, passes through as if it were one of these)."""
+
+
 def member_name(index):
     """The archive member of array ``index``."""
     return f"arrays/{index}.npy"
