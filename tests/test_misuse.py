@@ -3,7 +3,8 @@ matches it) and leaves everything as it was.
 
 A case is a function of the ``torch`` module (tensorgrad or PyTorch) that makes some tensors,
 modules or optimizers and returns ``(state, misuse)`` or ``(state, misuse, followup)``:
-``misuse()`` must raise; ``state`` is snapshotted before and after (each tensor's value, dtype,
+``misuse()`` must raise (or, for the few misuses PyTorch only warns about, warn);
+``state`` is snapshotted before and after (each tensor's value, dtype,
 ``.grad``, ``_version``, ``grad_fn``, ``requires_grad``, ``is_leaf``; a module's state dict and
 mode; an optimizer's state dict), and must be unchanged; ``followup()`` is a correct operation
 on the same objects (by default a backward through every float leaf that requires grad), which
@@ -784,6 +785,25 @@ def grad_twice_without_retain_graph(torch):
     return [a, y], lambda: torch.autograd.grad(y, a)
 
 
+@misuse(UserWarning)
+def grad_of_a_non_leaf(torch):
+    a = torch.ones(2, requires_grad=True)
+    y = a * 2
+    return [a, y], lambda: y.grad
+
+
+@misuse(UserWarning)
+def tensor_of_a_tensor(torch):
+    a = torch.ones(2, requires_grad=True)
+    return [a], lambda: torch.tensor(a)
+
+
+@misuse(UserWarning)
+def softmax_without_dim(torch):
+    a = torch.ones(2, 3, requires_grad=True)
+    return [a], lambda: torch.nn.functional.softmax(a)
+
+
 @misuse(RuntimeError)
 def post_accumulate_hook_on_a_non_leaf(torch):
     a = torch.ones(2, requires_grad=True)
@@ -1171,8 +1191,8 @@ def save_a_module(torch):
 
 @pytest.mark.parametrize("fn, expected, message, pytorch_keeps_state", _params("tensorgrad"))
 def test_misuse_raises_and_changes_nothing_without_torch(fn, expected, message, pytorch_keeps_state):
-    error, _, before, after, _ = _run(tg, fn)
-    assert type(error) is expected, f"expected {expected.__name__}, got {type(error).__name__}: {error}"
+    error, warned, before, after, _ = _run(tg, fn)
+    _check_outcome(expected, error, warned)
     assert after == before
 
 
@@ -1180,13 +1200,21 @@ def test_misuse_raises_and_changes_nothing_without_torch(fn, expected, message, 
 def test_misuse_matches_pytorch(fn, expected, message, pytorch_keeps_state):
     error, warned, _, after, result = _run(tg, fn)
     their_error, their_warned, their_before, their_after, their_result = _run(real_torch, fn)
-    assert type(their_error) is expected, f"PyTorch raises {type(their_error).__name__}: {their_error}"
+    _check_outcome(expected, their_error, their_warned)
     assert type(error).__name__ == type(their_error).__name__
     if message:
         assert str(error) == str(their_error)
         assert warned == their_warned
     assert (their_after == their_before) == pytorch_keeps_state, "PyTorch's state after the misuse is not as declared"
     assert _close(result, their_result), f"after the misuse: {result} != PyTorch's {their_result}"
+
+
+def _check_outcome(expected, error, warned):
+    """The misuse raised ``expected`` or, for a Warning class, warned it and went on."""
+    if issubclass(expected, Warning):
+        assert error is None and expected.__name__ in [category for category, _ in warned], (error, warned)
+    else:
+        assert type(error) is expected, f"expected {expected.__name__}, got {type(error).__name__}: {error}"
 
 
 def _close(a, b):
@@ -1197,6 +1225,27 @@ def _close(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
         return list(a) == list(b) and all(_close(a[k], b[k]) for k in a)
     return a == b
+
+
+def test_the_snapshot_sees_every_kind_of_change_without_torch():
+    changes = [
+        lambda a, y, m: a.data.add_(1),                     # the value
+        lambda a, y, m: (a + y).sum(),                      # the control: an out-of-place op changes nothing
+        lambda a, y, m: setattr(a, "grad", tg.ones(2)),   # .grad
+        lambda a, y, m: y.mul_(2),                          # _version and grad_fn
+        lambda a, y, m: y.retain_grad() or y.sum().backward(),   # .grad of a non-leaf
+        lambda a, y, m: setattr(a, "requires_grad", False),  # requires_grad
+        lambda a, y, m: y.detach_(),                        # is_leaf
+        lambda a, y, m: m.eval(),                           # a module's mode
+        lambda a, y, m: m.weight.data.fill_(0),             # a module's parameters
+    ]
+    for k, change in enumerate(changes):
+        a = tg.ones(2, requires_grad=True)
+        y = a * 3
+        m = tg.nn.Linear(3, 2)
+        before = _snapshot([a, y, m])
+        change(a, y, m)
+        assert (_snapshot([a, y, m]) == before) == (k == 1), k
 
 
 def test_the_catalogue_is_large_and_its_cases_are_distinct_without_torch():
