@@ -461,22 +461,6 @@ def test_a_deflate_bomb_allocates_its_declared_array_once_without_torch(tmp_path
     assert peak < zeros.nbytes + (1 << 20)
 
 
-def _patch_sizes(data, name, file_size=None, compress_size=None):
-    """The archive with the central directory's sizes of member ``name`` replaced."""
-    data = bytearray(data)
-    entry = data.index(b"PK\x01\x02" + data[data.index(b"PK\x01\x02") + 4:][:0])
-    while True:
-        name_len = struct.unpack_from("<H", data, entry + 28)[0]
-        if data[entry + 46:entry + 46 + name_len] == name.encode():
-            break
-        entry = data.index(b"PK\x01\x02", entry + 4)
-    if compress_size is not None:
-        struct.pack_into("<I", data, entry + 20, compress_size)
-    if file_size is not None:
-        struct.pack_into("<I", data, entry + 24, file_size)
-    return bytes(data)
-
-
 def test_inflated_sizes_are_refused_before_allocating_without_torch(tmp_path):
     path = tmp_path / "inflated.pt"
     small = np.zeros(16)
