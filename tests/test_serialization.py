@@ -628,3 +628,15 @@ def test_corrupted_checkpoints_load_right_or_raise_runtime_error_without_torch()
 def test_corrupted_checkpoints_long_sweep_without_torch():
     for seed in range(1, 20):
         _check_mutants(samples=400, seed=seed)
+
+
+def test_map_location_is_checked_before_the_file_is_read_without_torch():
+    buf = io.BytesIO()
+    tg.save({"a": tg.arange(4.), "b": None}, buf)
+    buf.seek(0)
+    back = tg.load(buf, map_location="cpu")
+    assert back["a"].device == tg.device("cpu") and back["a"].tolist() == [0., 1., 2., 3.]
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="device type at start of device string: nowhere") as info:
+        tg.load(buf, map_location="nowhere")
+    assert "checkpoint" not in str(info.value) and buf.tell() == 0

@@ -36,6 +36,7 @@ import io
 import os
 import zipfile
 
+from .._device import to_device
 from ._archive import Archive
 from ._decode import Decoder
 from ._encode import Encoder, write_zip
@@ -94,17 +95,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     Raises RuntimeError, having run nothing from the file, when ``f`` is not a tensorgrad
     checkpoint (a pickle, a PyTorch checkpoint, a corrupted, truncated or crafted archive).
     """
+    # a bad device is the caller's error, not the file's: checked before reading
+    target = None if map_location is None else to_device(map_location).jax_device()
     if isinstance(f, (str, os.PathLike)):
         where = repr(os.fspath(f))
         with open(f, "rb") as handle:
-            return _load(handle, where, map_location)
-    return _load(f, "the file", map_location)
+            return _load(handle, where, target)
+    return _load(f, "the file", target)
 
 
-def _load(handle, where, map_location):
+def _load(handle, where, target):
     """``_read``, every failure raised as RuntimeError."""
     try:
-        return _read(handle, where, map_location)
+        return _read(handle, where, target)
     except Invalid as e:
         raise RuntimeError(str(e)) from None
     except RecursionError:
@@ -115,7 +118,7 @@ def _load(handle, where, map_location):
         raise RuntimeError(f"{where} is not a valid tensorgrad checkpoint ({type(e).__name__}: {e})") from e
 
 
-def _read(handle, where, map_location):
+def _read(handle, where, target):
     start = handle.tell()
     head = handle.read(8)
     if head[:2] != b"PK":
@@ -142,4 +145,4 @@ def _read(handle, where, map_location):
             raise Invalid(f"{where} is not a tensorgrad checkpoint: the zip archive has no {MANIFEST}")
         reader = Archive(archive, where, length)
         manifest = reader.manifest()
-        return Decoder(reader, manifest, map_location).run(manifest["root"])
+        return Decoder(reader, manifest, target).run(manifest["root"])

@@ -21,10 +21,10 @@ from ._layout import TENSOR_KEYS, fits, member_name
 class Decoder:
     """Rebuilds the saved object: the tensors first (each storage read once), then the root."""
 
-    def __init__(self, archive, manifest, map_location):
+    def __init__(self, archive, manifest, target):
         self.archive = archive
         self.crcs = manifest["arrays"]
-        self.map_location = map_location
+        self.target = target    # the jax device to put the tensors on, or None
         self.kinds = {}         # member index -> what it was read as ("storage", "ndarray", "npscalar")
         self.arrays = {}        # member index -> the array read (ndarrays and scalars are shared objects)
         self.tensors = Tensors(self, manifest["tensors"]).build()
@@ -200,19 +200,20 @@ class Tensors:
                                 f"{entry[4]} does not lie inside its storage of {arr.size} elements")
         if dtype is _dtype.bfloat16:
             arr = arr.view(dtype.np)
-        dense = [k for k, e in enumerate(entries) if _is_whole(e, arr.size)]
-        value = jnp.asarray(arr if not dense else arr.reshape(entries[dense[0]][2]))
+        # the storage takes the shape of a tensor that is all of it, which then needs no view
+        whole = [k for k, e in enumerate(entries) if _is_whole(e, arr.size)]
+        value = jnp.asarray(arr if not whole else arr.reshape(entries[whole[0]][2]))
         del arr
-        if self.decoder.map_location is not None:
-            value = jax.device_put(value, to_device(self.decoder.map_location).jax_device())
+        if self.decoder.target is not None:
+            value = jax.device_put(value, self.decoder.target)
         base = _wrap(value)
         out = []
         with no_grad():
             flat = base.view(-1)
             for k, (_, _, shape, stride, offset, requires_grad, parameter) in enumerate(entries):
-                if dense and k == dense[0]:
+                if whole and k == whole[0]:
                     t = base
-                elif dense and _is_whole(entries[k], base.numel()) and shape == entries[dense[0]][2]:
+                elif k in whole and shape == entries[whole[0]][2]:
                     t = base.detach()
                 else:
                     t = _strided(flat, shape, stride, offset).detach()
