@@ -1274,6 +1274,14 @@ def linear_of_doubles(torch):
     return [layer, x], lambda: layer(x), lambda: list(layer(x.float()).shape)
 
 
+@misuse(RuntimeError, xfail_torch="addmm names mm's 'expected m1 and m2 to have the same dtype, but got: double != "
+                                  "float', PyTorch 'mat1 and mat2 must have the same dtype, but got Double and Float' "
+                                  "(_api/products.py, 'grads')")
+def addmm_dtypes(torch):
+    b, x, w = torch.ones(2), torch.ones(1, 3, dtype=torch.float64), torch.ones(3, 2)
+    return [b, x, w], lambda: torch.addmm(b, x, w)
+
+
 @misuse(RuntimeError)
 def linear_bias_dtype(torch):
     x, w, b = torch.ones(2, 1, 3), torch.ones(2, 3), torch.ones(2, dtype=torch.float64)
