@@ -490,7 +490,7 @@ def test_inflated_sizes_are_refused_before_allocating_without_torch(tmp_path):
             tg.load(path)
         assert type(info.value) is RuntimeError
         _, peak = _peak(lambda: _load_or_error(path))
-        assert peak < 8 * path.stat().st_size + (1 << 20)
+        assert peak < 8 * path.stat().st_size + (1 << 17)
 
 
 def _patch_sizes(data, name, file_size=None, compress_size=None):
@@ -614,8 +614,8 @@ def _check_mutants(samples, seed):
             else:
                 assert _same(obj, back), f"{what}: loaded a wrong value"
                 outcomes["right value"] += 1
-            # a small multiple of the file, plus a constant for the JSON parser and zipfile
-            assert peak < 32 * len(data) + (1 << 20), f"{what}: peak allocation {peak} for {len(data)} bytes"
+            # a small multiple of the file (these hold no large array), plus zlib and zipfile buffers
+            assert peak < 16 * len(data) + (1 << 17), f"{what}: peak allocation {peak} for {len(data)} bytes"
     return outcomes
 
 
