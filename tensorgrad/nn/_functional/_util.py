@@ -106,14 +106,15 @@ def broadcast_shape(a, b):
     a, b = tuple(a), tuple(b)
     n = max(len(a), len(b))
     out = []
-    for i in range(n):
+    # from the last dimension, as PyTorch's infer_size (which names the last mismatch)
+    for i in reversed(range(n)):
         x = a[i - n + len(a)] if i >= n - len(a) else 1
         y = b[i - n + len(b)] if i >= n - len(b) else 1
         if x != y and x != 1 and y != 1:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}")
         out.append(y if x == 1 else x)
-    return tuple(out)
+    return tuple(reversed(out))
 
 
 def broadcast_pair(input, target):

@@ -62,6 +62,7 @@ def linear(input, weight, bias=None):
         return apply(SO.reshape_copy, (out,), (tuple(input.shape[:-1]) + (out.shape[-1],),))
     if weight.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
+    _check_addmm_dtypes(bias, input, weight)
     if input.ndim == 2:
         MM._check_mm(input, wt, "mm")
         _check_bias_expands(bias, input.shape[0], weight.shape[0])
@@ -71,6 +72,15 @@ def linear(input, weight, bias=None):
     _check_bias_expands(bias, flat.shape[0], weight.shape[0])
     out = MM.addmm(bias, flat, wt)
     return S.view(out, tuple(input.shape[:-1]) + (weight.shape[0],))
+
+
+def _check_addmm_dtypes(bias, input, weight):
+    """PyTorch's addmm checks, which come before its shape checks: the bias, then the input,
+    against the weight."""
+    for name, t in (("self", bias), ("mat1", input)):
+        if t.dtype is not weight.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.c_name} and "
+                               f"{weight.dtype.c_name}")
 
 
 def bilinear(input1, input2, weight, bias=None):

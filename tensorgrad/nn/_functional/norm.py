@@ -62,10 +62,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.dtype.kind != _dtype.FLOAT:
         raise not_implemented("batch_norm", input.dtype)
     channels = input.shape[1] if input.ndim > 1 else 0
-    _check_count(weight, "weight", channels)
-    _check_count(bias, "bias", channels)
+    # in PyTorch's order: the running statistics are checked first
     _check_count(running_mean, "running_mean", channels)
     _check_count(running_var, "running_var", channels)
+    _check_count(weight, "weight", channels)
+    _check_count(bias, "bias", channels)
     if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
     if input.ndim < 2:
