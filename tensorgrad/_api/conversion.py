@@ -95,13 +95,14 @@ def copy_(input, src, non_blocking=False):
     check_inplace(input, src)
     shape = tuple(input.shape)
     val = src if isinstance(src, Tensor) else _value_tensor(src, input)
+    _strides.check_no_internal_overlap(input)
+    _strides.check_no_partial_overlap(input, (val,))
     try:
         ok = jnp.broadcast_shapes(tuple(val.shape), shape) == shape
     except ValueError:
         ok = False
     if not ok:
         raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
-    _strides.check_no_internal_overlap(input)
     return commit_inplace(input, apply(V.copy_from, (input, val)))
 
 

@@ -12,9 +12,11 @@ import weakref
 
 from .._autograd.grad_mode import STATE
 from .._autograd.node import OpNode, node_class, short_name
+from .._ops.elementwise import to_copy
 from .._ops.registry import OpDef
 from .._ops import views as _views
 from .._ops.views import compose_view as _compose, scatter_view as _scatter
+from .._storage.cell import Cell
 from .tensor import Tensor
 from .dispatch import apply
 
@@ -121,8 +123,9 @@ def commit_inplace(target, new):
     base._grad_fn = node
     base._output_nr = 0
     base._rg = True
-    target._vcache = new._data
-    target._vgen = target._cell.gen
+    if not _views.repeats(target._view[0]):
+        target._vcache = new._data
+        target._vgen = target._cell.gen
     target._rg = True
     target._sync_view()
     if isinstance(node, OpNode) and node.op is not _views.copy_slices and fn.out_checks:
@@ -141,6 +144,44 @@ def _move_out_checks(new, target):
         holder = target._vc or target._cell
         fn.out_checks = tuple((e[0], holder, holder.version) + tuple(e[3:]) if e[1] is new._cell else e
                               for e in fn.out_checks)
+
+
+_CAST_OPS = {}
+
+
+def _cast_op(inner, dtype):
+    """``inner`` with its result cast to ``dtype`` (the in-place write of a promoted result)."""
+    op = _CAST_OPS.get((inner, dtype))
+    if op is None:
+        def cast(*primals, cfg):
+            return inner.bind(cfg)(*primals).astype(dtype)
+
+        op = OpDef(inner.name + "_as_" + dtype.name, cast, inner.grad_fn, saves=inner.saves,
+                   scalar_slots=inner.scalar_slots, no_slot=inner.no_slot)
+        op.node_cls = inner.node_cls
+        _CAST_OPS[(inner, dtype)] = op
+    return op
+
+
+def cast_result(new, target):
+    """``new``, the result of an op on ``target``, cast to target's dtype for an in-place write.
+
+    As PyTorch's in-place kernels cast while writing (``x.mul_(w)`` with a float64 ``w`` keeps
+    ``MulBackward0``, whose backward casts the gradient back), the op's own node computes the
+    cast; its other inputs keep their gradients' dtypes.
+    """
+    fn = new._grad_fn
+    if not (isinstance(fn, OpNode) and fn.avals is None and not fn.op.is_view and not fn.out_checks):
+        return apply(to_copy, (new,), (target._data.dtype,))
+    dtype = target._data.dtype
+    node = type(fn)(fn._next, _cast_op(fn.op, dtype), (fn.cfg,), fn.primals, fn.mask, fn.edge_pos, None)
+    node.saved = fn.saved
+    out = object.__new__(Tensor)
+    out._cell = Cell(new._data.astype(dtype))
+    out._view = None
+    out._grad_fn = node
+    out._rg = True
+    return out
 
 
 _COPY_SLICES_OPS = {}
