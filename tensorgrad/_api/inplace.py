@@ -23,7 +23,7 @@ def _fit(self, new):
 
 
 def _elementwise_checks(self, inputs):
-    _strides.check_no_internal_overlap(self)
+    _strides.check_no_repeated_elements(self)
     _strides.check_no_partial_overlap(self, inputs)
 
 

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .._storage.layout import geometry, has_internal_overlap, view_strides
+from .._storage.layout import OVERLAP, geometry, has_internal_overlap, positions, repeats_elements, view_strides
 from .._tensor import Tensor
 
 
@@ -53,8 +53,6 @@ def is_contiguous(input, memory_format=None):
     return True
 
 
-OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.")
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                    "single memory location. Please clone() the tensor before performing the operation.")
 
@@ -62,6 +60,15 @@ PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and
 def check_no_internal_overlap(t):
     """The error PyTorch's elementwise kernels raise when writing into an expanded view."""
     if has_internal_overlap(t):
+        raise RuntimeError(OVERLAP)
+
+
+def check_no_repeated_elements(t):
+    """Refuse an elementwise write into a view that shows an element twice (overlapping
+    ``unfold`` windows): PyTorch computes one, in an order its kernel picks, that tensorgrad
+    cannot reproduce; expanded views get PyTorch's own error."""
+    check_no_internal_overlap(t)
+    if repeats_elements(t):
         raise RuntimeError(OVERLAP)
 
 
@@ -84,14 +91,6 @@ def _dense(shape, strides):
             return False
         expected *= size
     return True
-
-
-def _positions(shape, strides, offset):
-    """The storage position of every element of a tensor laid out as given."""
-    pos = np.full((), offset, np.int64)
-    for n, s in zip(shape, strides):
-        pos = pos[..., None] + np.arange(n, dtype=np.int64) * s
-    return pos.reshape(-1)
 
 
 def overlap(written, other):
@@ -121,7 +120,7 @@ def overlap(written, other):
         return None
     if (shape_w, strides_w, offset_w) == (shape_o, strides_o, offset_o):
         return "full"
-    meet = np.intersect1d(_positions(shape_w, strides_w, offset_w), _positions(shape_o, strides_o, offset_o))
+    meet = np.intersect1d(positions(shape_w, strides_w, offset_w), positions(shape_o, strides_o, offset_o))
     return "partial" if meet.size else None
 
 

@@ -8,6 +8,8 @@ view whose elements repeat (an expanded one) refuses most in-place writes.
 
 import math
 
+import numpy as np
+
 
 def contiguous_strides(shape):
     strides = []
@@ -132,6 +134,10 @@ def view_strides(oldshape, oldstride, newshape):
     return tuple(newstride)
 
 
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.")
+
+
 def has_internal_overlap(t):
     """PyTorch's ``has_internal_overlap`` == YES: a dimension of size > 1 with stride 0 (expand)."""
     view = t._view
@@ -139,3 +145,20 @@ def has_internal_overlap(t):
         return False
     shape, strides, _ = geometry(t)
     return any(st == 0 and n > 1 for n, st in zip(shape, strides))
+
+
+def positions(shape, strides, offset):
+    """The storage position of every element of a tensor laid out as given (a flat array)."""
+    pos = np.full((), offset, np.int64)
+    for n, s in zip(shape, strides):
+        pos = pos[..., None] + np.arange(n, dtype=np.int64) * s
+    return pos.reshape(-1)
+
+
+def repeats_elements(t):
+    """Whether a view shows some storage element more than once (expanded, overlapping windows)."""
+    view = t._view
+    if view is None or not any(op.name in ("expand", "unfold") for op, _, _ in view[0]):
+        return False
+    pos = positions(*geometry(t))
+    return np.unique(pos).size != pos.size

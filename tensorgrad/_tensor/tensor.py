@@ -315,6 +315,10 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         node, nr = self._edge()
+        if node is None:
+            # a view made in no_grad mode requires grad (its base does) but no gradient ever
+            # reaches it: as in PyTorch, its hooks are kept and never run
+            return RemovableHandle({}, hook)
         return node._register_tensor_hook(nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
