@@ -55,7 +55,11 @@ def _as_int(part):
 
 
 def _expand_key(key, ndim):
-    """Turn a key into a list of parts with the Ellipsis spelled out as full slices."""
+    """Turn a key into a list of parts with the Ellipsis spelled out as full slices.
+
+    Returns the parts, each part's position in the key (PyTorch's errors name it), and whether
+    the key had an Ellipsis.
+    """
     if not isinstance(key, tuple):
         key = (key,)
     key = tuple(_as_int(part) for part in key)
@@ -67,16 +71,27 @@ def _expand_key(key, ndim):
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     parts = []
+    places = []
     seen_ellipsis = False
-    for part in key:
+    for place, part in enumerate(key):
         if part is Ellipsis:
             if seen_ellipsis:
                 raise IndexError("an index can only have a single ellipsis ('...')")
             seen_ellipsis = True
             parts.extend([slice(None)] * (ndim - consumed))
+            places.extend([place] * (ndim - consumed))
         else:
             parts.append(part)
-    return parts, seen_ellipsis
+            places.append(place)
+    return parts, places, seen_ellipsis
+
+
+def _select(input, dim, index, place):
+    """``input.select(dim, index)`` for the key part at ``place``, with PyTorch's indexing error."""
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {place} with size {size}")
+    return select(input, dim, index)
 
 
 def _int_index(part):
@@ -87,25 +102,17 @@ def _int_index(part):
 
 def getitem(input, key):
     """``input[key]``: basic keys give a chain of views; tensor, list or mask keys copy."""
-    parts, had_ellipsis = _expand_key(key, input.ndim)
+    parts, places, had_ellipsis = _expand_key(key, input.ndim)
     if builtins.any(_is_advanced(p) for p in parts):
-        return _advanced_getitem(input, parts)
+        return _advanced_getitem(input, parts, places)
     if not parts or (had_ellipsis and builtins.all(p == slice(None) for p in parts)):
         return apply(V.alias, (input,))
     out = input
     dim = 0
-    # PyTorch's out-of-range message names the part's position in the key (Ellipsis counts once)
-    key_len = len(key) if isinstance(key, tuple) else 1
-    extra = len(parts) - key_len + 1 if had_ellipsis else 0
-    ell = next(i for i, p in enumerate(key) if p is Ellipsis) if had_ellipsis else len(parts)
-    for pos, part in enumerate(parts):
+    for part, place in zip(parts, places):
         idx = _int_index(part)
         if idx is not None:
-            size = out.shape[dim]
-            if not -size <= idx < size:
-                real = pos if pos < ell else builtins.max(ell, pos - extra + 1)
-                raise IndexError(f"index {idx} is out of bounds for dimension {real} with size {size}")
-            out = select(out, dim, idx)
+            out = _select(out, dim, idx, place)
         elif isinstance(part, slice):
             if not (isinstance(key, tuple) and _keeps_all(part, out.shape[dim])):
                 start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
@@ -173,7 +180,7 @@ def _index_arrays(input, parts):
     return tuple(spec), tuple(arrays)
 
 
-def _apply_slicing(input, parts):
+def _apply_slicing(input, parts, places):
     """PyTorch's ``applySlicing``: the basic parts of an advanced key are applied first (select,
     slice, unsqueeze; a 0-d boolean unsqueezes and indexes the new dimension with ``[0]`` or
     ``[]``), leaving one index op for the tensor parts.
@@ -184,10 +191,10 @@ def _apply_slicing(input, parts):
     out = input
     rest = []
     dim = 0
-    for part in parts:
+    for part, place in zip(parts, places):
         idx = _int_index(part)
         if idx is not None:
-            out = select(out, dim, idx)
+            out = _select(out, dim, idx, place)
             continue
         if isinstance(part, slice) or part is None:
             if part is None:
@@ -209,8 +216,8 @@ def _apply_slicing(input, parts):
     return out, rest
 
 
-def _advanced_getitem(input, parts):
-    out, rest = _apply_slicing(input, parts)
+def _advanced_getitem(input, parts, places):
+    out, rest = _apply_slicing(input, parts, places)
     spec, arrays = _index_arrays(out, rest)
     return apply(IX.index, (out, arrays), (spec,))
 
@@ -260,12 +267,12 @@ def setitem(input, key, value):
     if key is True:
         _copy_to(unsqueeze(input, 0), value)
         return
-    parts, _ = _expand_key(key, input.ndim)
+    parts, places, _ = _expand_key(key, input.ndim)
     if not builtins.any(_is_advanced(p) for p in parts):
         # a key that selects everything writes into input itself (a full slice is not taken)
         _copy_to(input if _selects_all(parts, tuple(input.shape)) else getitem(input, key), value)
         return
-    sliced, indices = _apply_slicing(input, parts)
+    sliced, indices = _apply_slicing(input, parts, places)
     _index_put_inplace(sliced, indices, _strip_leading_ones(value), False)
 
 
