@@ -349,6 +349,12 @@ OVERLAPPING = {
         a.index_put_((torch.tensor([False, True, False, False]),), a[3]); print(a)
         a[1:] = a[0]; a[:2] = a[2:3]; a[1:].copy_(a[0]); print(a, a._version)
     """,
+    "copy_shapes_checked_after_overlaps": """
+        for dst, src in [((4,), (3, 4)), ((4,), (3,)), ((2, 4), (3, 4)), ((3, 1), (3, 4)), ((2, 3), (4, 1, 3))]:
+            attempt(f"torch.zeros({dst}).copy_(torch.ones({src}))", globals())
+        a = torch.arange(4.)
+        attempt("a.copy_(a.view(2, 2))", globals())
+    """,
     "out_overlaps": """
         for src in ["torch.add(a, 1, out=a[:3][:2])", "torch.add(a[:3], 1, out=a[1:])", "torch.add(a, 1, out=a)",
                     "torch.mul(a[1:], 2, out=a[1:])", "torch.add(a[:2], 1, out=a[2:])"]:
@@ -415,7 +421,8 @@ PROMOTION = {
                     "x[torch.tensor([True, False, True, False])] = 2+1j",
                     "x.masked_fill_(torch.tensor([True, False, True, False]), 2+1j)",
                     "x.masked_fill_(torch.tensor([1., 0., 1., 0.]), 2.)",
-                    "x.index_put_((None,), torch.tensor(1.))", "x.index_put_(([0],), torch.tensor(1.))"]:
+                    "x.index_put_((None,), torch.tensor(1.))", "x.index_put_(([0],), torch.tensor(1.))",
+                    "x.index_put_(torch.tensor([0]), torch.tensor(1.))"]:
             x = torch.zeros(4)
             attempt(src, globals())
             print(x, x._version)

@@ -367,8 +367,11 @@ def _index_put_inplace(self, indices, value, accumulate):
     return commit_inplace(self, _index_put(self, indices, value, accumulate))
 
 
-def _index_parts(indices):
-    """``index_put``'s indices (Tensors) as index parts."""
+def _index_parts(name, indices):
+    """``index_put``'s indices (a tuple or list of Tensors) as index parts."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
     for i, part in enumerate(indices):
         if not isinstance(part, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(part).__name__}")
@@ -378,7 +381,7 @@ def _index_parts(indices):
 @declare("index_put", method=True)
 def index_put(input, indices, values, accumulate=False):
     value = values if isinstance(values, Tensor) else _value_tensor(values, input)
-    return _index_put(input, _index_parts(indices), value, accumulate)
+    return _index_put(input, _index_parts("index_put", indices), value, accumulate)
 
 
 # ---------------------------------------------------------------- in-place twins
@@ -386,7 +389,7 @@ def index_put(input, indices, values, accumulate=False):
 @declare(method=("index_put_",))
 def index_put_(self, indices, values, accumulate=False):
     value = values if isinstance(values, Tensor) else _value_tensor(values, self)
-    return _index_put_inplace(self, _index_parts(indices), value, accumulate)
+    return _index_put_inplace(self, _index_parts("index_put_", indices), value, accumulate)
 
 
 @declare(method=("masked_fill_",))
