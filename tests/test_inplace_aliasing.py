@@ -273,7 +273,8 @@ EXPANDED = {
                     "e.scatter_(0, torch.tensor([[0, 1, 0]]), 1.5)",
                     "e.index_copy_(1, torch.tensor([0]), torch.ones(2, 1))",
                     "e.masked_scatter_(torch.tensor([True, False, True]), torch.ones(6))",
-                    "e.put_(torch.tensor([1]), torch.tensor([9.]))"]:
+                    "e.put_(torch.tensor([1]), torch.tensor([9.]))", "F.relu(e, inplace=True)",
+                    "F.leaky_relu(e, inplace=True)", "F.dropout(e, 0.5, inplace=True)"]:
             a = torch.zeros(3); e = a.expand(2, 3)
             attempt(src, globals())
             print(a, a._version)
