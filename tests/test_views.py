@@ -1142,8 +1142,22 @@ class ViewsStateMachine(RuleBasedStateMachine):
 
         self.both(fn)
 
+    @rule(i=st.integers(0, 99), j=st.integers(0, 99), op=st.sampled_from(["add_", "mul_", "copy_"]), no_grad=NO_GRAD)
+    def inplace_from_pool(self, i, j, op, no_grad):
+        """Write one pool tensor into another: aliases that share part of their memory are refused."""
+        if not (self.pick(i)[1].is_contiguous() and self.pick(j)[1].is_contiguous()):
+            return      # views with gaps: PyTorch's answer depends on its kernel's order (refused here)
+
+        def fn(module):
+            t, u = self.module_pick(module, i), self.module_pick(module, j)
+            ctx = module.no_grad() if no_grad else contextlib.nullcontext()
+            with ctx:
+                getattr(t, op)(u)
+
+        self.both(fn)
+
     @rule(i=st.integers(0, 99), key=st.sampled_from(["int", "slice", "none", "ellipsis", "int_tensor", "mask",
-                                                      "list", "pair"]),
+                                                      "list", "pair", "bool0d", "int0d"]),
           p=st.integers(0, 99), grad_value=st.booleans(), k=st.integers(0, 3), no_grad=NO_GRAD)
     def setitem(self, i, key, p, grad_value, k, no_grad):
         def fn(module):
@@ -1165,6 +1179,10 @@ class ViewsStateMachine(RuleBasedStateMachine):
                 index = t > 0.5
             elif key == "list":
                 index = [p % shape[0], 0]
+            elif key == "bool0d":
+                index = module.tensor(p % 2 == 0)
+            elif key == "int0d":
+                index = module.tensor(p % shape[0])
             else:
                 index = (p % shape[0],) + ((slice(None, None, 2),) if len(shape) > 1 else ())
             target_shape = tuple(t[index].shape)

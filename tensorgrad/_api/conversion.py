@@ -95,21 +95,24 @@ def copy_(input, src, non_blocking=False):
     check_inplace(input, src)
     shape = tuple(input.shape)
     val = src if isinstance(src, Tensor) else _value_tensor(src, input)
+    _strides.check_no_internal_overlap(input)
+    _strides.check_no_partial_overlap(input, (val,))
     try:
         ok = jnp.broadcast_shapes(tuple(val.shape), shape) == shape
     except ValueError:
         ok = False
     if not ok:
         raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
-    _strides.check_no_internal_overlap(input)
     return commit_inplace(input, apply(V.copy_from, (input, val)))
 
 
 def _size_mismatch(a, b):
-    for i in range(1, builtins.max(len(a), len(b)) + 1):
+    """PyTorch's error for a ``copy_`` source of shape ``b`` that does not fit ``a``."""
+    ndim = builtins.max(len(a), len(b))
+    for i in range(1, ndim + 1):
         x = a[-i] if i <= len(a) else 1
         y = b[-i] if i <= len(b) else 1
-        if x != y and y != 1:
+        if x != y and x != 1 and y != 1:
             return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
-                    f"dimension {builtins.max(len(a), len(b)) - i}")
-    return f"shape mismatch: {list(b)} cannot be broadcast to {list(a)}"
+                    f"dimension {ndim - i}")
+    return f"output with shape {list(a)} doesn't match the broadcast shape {list(jnp.broadcast_shapes(a, b))}"

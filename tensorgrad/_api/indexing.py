@@ -18,7 +18,8 @@ from .. import _dtype
 from .._ops import indexing as IX
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .conversion import clone
-from .inplace import inplace_checked
+from . import strides as _strides
+from .inplace import inplace_scattering, inplace_twin
 from .operands import as_operand, _need_tensor
 from .shape import expand, flatten, reshape, unsqueeze
 from .surface import declare
@@ -106,6 +107,26 @@ def _as_i64(index):
     return index if index.dtype is _dtype.int64 else index.to(_dtype.int64)
 
 
+# ---------------------------------------------------------------- the memory rules of the in-place twins
+
+def _warn_if_expanded(self, inputs):
+    _strides.warn_expanded(self, "index_fill_")
+
+
+def _index_fill_twin(fn, name=None):
+    """``index_fill_``: PyTorch writes into an expanded self, with its deprecation warning."""
+    return inplace_twin(fn, name, _warn_if_expanded, fit=False)
+
+
+def _refuse_expanded(self, inputs):
+    _strides.check_no_internal_overlap(self)
+
+
+def _masked_scatter_twin(fn, name=None):
+    """``masked_scatter_``: self may not be an expanded view (its source may share self's memory)."""
+    return inplace_twin(fn, name, _refuse_expanded, fit=False)
+
+
 # ---------------------------------------------------------------- gather and scatter
 
 @declare("gather", method=True, out=True)
@@ -133,7 +154,7 @@ def _scatter_checks(name, input, dim, index, src):
     return d
 
 
-@declare("scatter", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+@declare("scatter", method=True, inplace=True, inplace_of=inplace_scattering, out=True)
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """Write ``src`` (a tensor or a number) into ``input`` at ``index`` along ``dim``.
 
@@ -159,7 +180,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return apply(IX.scatter_value, (input, idx, src), (d, reduce))
 
 
-@declare("scatter_add", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+@declare("scatter_add", method=True, inplace=True, inplace_of=inplace_scattering, out=True)
 def scatter_add(input, dim, index, src):
     """``scatter`` that adds into ``input`` (repeated indices accumulate)."""
     d = _scatter_checks("scatter_add", input, dim, index, src)
@@ -169,7 +190,7 @@ def scatter_add(input, dim, index, src):
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 
-@declare("scatter_reduce", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+@declare("scatter_reduce", method=True, inplace=True, inplace_of=inplace_scattering, out=True)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` with ``sum``, ``prod``, ``mean``, ``amax`` or
     ``amin`` (``include_self``: whether input's own value takes part)."""
@@ -223,7 +244,7 @@ def _source_fits(name, input, d, index, source):
                            f"dimension {d}.")
 
 
-@declare("index_add", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+@declare("index_add", method=True, inplace=True, inplace_of=inplace_scattering, out=True)
 def index_add(input, dim, index, source, *, alpha=1):
     """Add ``alpha * source`` into the slices of ``input`` at ``index`` along ``dim``."""
     _vector_index("index_add_", index, "index_add_(): Expected dtype int32/int64 for index")
@@ -233,7 +254,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     return apply(IX.index_add, (input, _as_i64(index)._data, source), (d, alpha))
 
 
-@declare("index_copy", method=True, inplace=True, inplace_of=inplace_checked, out=True)
+@declare("index_copy", method=True, inplace=True, inplace_of=inplace_scattering, out=True)
 def index_copy(input, dim, index, source):
     """Copy ``source``'s slices into ``input`` at ``index`` along ``dim``."""
     _vector_index("index_copy_", index, "index_copy_(): Expected a long tensor for index, but got "
@@ -248,7 +269,7 @@ def index_copy(input, dim, index, source):
     return apply(IX.index_copy, (input, _as_i64(index)._data, source), (d,))
 
 
-@declare("index_fill", method=True, inplace=True, inplace_of=inplace_checked)
+@declare("index_fill", method=True, inplace=True, inplace_of=_index_fill_twin)
 def index_fill(input, dim, index, value):
     """Fill the slices of ``input`` at ``index`` along ``dim`` with ``value`` (negative
     indices count from the end)."""
@@ -345,7 +366,7 @@ def take_along_dim(input, indices, dim=None):
 
 # ---------------------------------------------------------------- in-place twins
 
-@declare(inplace=("masked_scatter_",), inplace_of=inplace_checked)
+@declare(inplace=("masked_scatter_",), inplace_of=_masked_scatter_twin)
 def _masked_scatter_(self, mask, source):
     if tuple(_common_shape(tuple(self.shape), tuple(mask.shape))) != tuple(self.shape):
         raise RuntimeError(f"masked_scatter_: expected mask to be broadcastable to self of shape "
@@ -403,7 +424,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 # ---------------------------------------------------------------- put
 
-@declare("put", method=True, inplace=True)
+@declare("put", method=True, inplace=True, inplace_of=inplace_scattering)
 def put(input, index, source, accumulate=False):
     """A copy of ``input`` with ``source`` written (or added, with ``accumulate``) at the flat
     positions ``index`` (negative ones count from the end)."""

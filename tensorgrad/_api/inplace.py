@@ -5,9 +5,8 @@
 from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import views as _views
-from .._tensor import Tensor, apply, check_inplace, commit_inplace
+from .._tensor import Tensor, apply, cast_result, check_inplace, commit_inplace
 from . import strides as _strides
-from .conversion import to
 from .surface import declare
 
 
@@ -16,32 +15,59 @@ def _fit(self, new):
     if new.dtype is not self.dtype:
         if not _dtype.can_cast(new.dtype, self.dtype):
             raise RuntimeError(f"result type {new.dtype.c_name} can't be cast to the desired output type {self.dtype.c_name}")
-        new = to(new, self.dtype)
+        new = cast_result(new, self)
     if tuple(new.shape) != tuple(self.shape):
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(new.shape)}")
     return new
 
 
-def inplace_of(fn, name=None):
-    """The in-place twin ``name`` (``add_``) of the out-of-place ``fn``: the result is checked
-    against ``self``'s shape and dtype kind, cast, and written back."""
+def _elementwise_checks(self, inputs):
+    _strides.check_no_repeated_elements(self)
+    _strides.check_no_partial_overlap(self, inputs)
+
+
+def _scattering_checks(self, inputs):
+    _strides.check_no_internal_overlap(self)
+    _strides.check_no_overlap(self, inputs)
+
+
+def _no_checks(self, inputs):
+    pass
+
+
+def inplace_twin(fn, name, checks, fit):
+    """The in-place twin ``name`` of ``fn``: PyTorch's autograd checks, then ``checks(self, inputs)``
+    (the memory-overlap rules of the op's kernel), the out-of-place op, and the write-back (after
+    ``_fit`` where the result's shape and dtype are not self's by construction)."""
     def method(self, *args, **kwargs):
-        check_inplace(self, *args, *kwargs.values())
-        _strides.check_no_internal_overlap(self)
-        return commit_inplace(self, _fit(self, fn(self, *args, **kwargs)))
+        inputs = args + tuple(kwargs.values())
+        check_inplace(self, *inputs)
+        checks(self, inputs)
+        new = fn(self, *args, **kwargs)
+        return commit_inplace(self, _fit(self, new) if fit else new)
     method.__name__ = method.__qualname__ = name or fn.__name__ + "_"
     return method
+
+
+def inplace_of(fn, name=None):
+    """The in-place twin ``name`` (``add_``) of the out-of-place ``fn``: self may not be an expanded
+    view nor share part of its memory with an input; the result is checked against self's shape
+    and dtype kind, cast, and written back."""
+    return inplace_twin(fn, name, _elementwise_checks, fit=True)
 
 
 def inplace_checked(fn, name=None):
     """The in-place twin of ``fn`` whose result keeps ``self``'s shape and dtype by construction
-    (scatter, index_add, ...: ``fn`` raises PyTorch's errors itself)."""
-    def method(self, *args, **kwargs):
-        check_inplace(self, *args, *kwargs.values())
-        return commit_inplace(self, fn(self, *args, **kwargs))
-    method.__name__ = method.__qualname__ = name or fn.__name__ + "_"
-    return method
+    (``tril_``: ``fn`` raises PyTorch's errors itself)."""
+    return inplace_twin(fn, name, _no_checks, fit=False)
+
+
+def inplace_scattering(fn, name=None):
+    """The in-place twin of an op that writes its inputs' values at indices (``scatter_``,
+    ``index_add_``, ``index_copy_``): self may not be an expanded view, and no input may share its
+    memory (PyTorch's ``assert_no_overlap``)."""
+    return inplace_twin(fn, name, _scattering_checks, fit=False)
 
 
 @declare(method=("zero_",))

@@ -1,134 +1,19 @@
-"""Strides: PyTorch's memory layout of a tensor, derived from its chain of view steps.
+"""Strides at the torch level: ``stride``, ``storage_offset``, ``is_contiguous``, whether a view
+is possible, and the in-place writes that PyTorch refuses because of the memory layout
+(``tensorgrad/_storage/layout.py`` derives the layout from a tensor's chain of view steps).
 
-jax arrays have no strides, but PyTorch's aliasing depends on them: ``view`` fails and
-``reshape``/``contiguous`` copy when the elements are not laid out as the new shape needs.
-A tensor's layout follows from the view steps between its (contiguous) storage and itself.
+The layout decides which in-place writes PyTorch refuses: a written-to tensor whose
+elements repeat (an expanded view: ``check_no_internal_overlap``), and inputs that share part of
+its memory (``check_no_partial_overlap``, ``check_no_overlap``).
 """
 
 import math
+import warnings
 
+import numpy as np
 
-def contiguous_strides(shape):
-    strides = []
-    z = 1
-    for n in reversed(shape):
-        strides.append(z)
-        z *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _step(op, cfg, k, dyn, shape, strides, offset):
-    """The (shape, strides, offset) after one view step, by PyTorch's rules."""
-    shape, strides = list(shape), list(strides)
-    name = op.name
-    if name in ("unbind", "select"):
-        dim = cfg[0]
-        index = k if name == "unbind" else int(dyn[0])
-        offset += index * strides[dim]
-        del shape[dim], strides[dim]
-    elif name in ("slice", "split", "split_with_sizes"):
-        if name == "slice":
-            dim, length, step = cfg
-            start = int(dyn[0])
-        else:
-            sizes, dim = cfg
-            start, length, step = sum(sizes[:k]), sizes[k], 1
-        if length:
-            offset += start * strides[dim]
-        shape[dim] = length
-        strides[dim] *= step
-    elif name == "unsqueeze":
-        dim = cfg[0]
-        strides.insert(dim, 1 if dim >= len(shape) else shape[dim] * strides[dim])
-        shape.insert(dim, 1)
-    elif name in ("squeeze", "squeeze_dim", "squeeze_dims"):
-        dims = cfg[0] if cfg else tuple(d for d, n in enumerate(shape) if n == 1)
-        keep = [d for d in range(len(shape)) if d not in dims]
-        shape, strides = [shape[d] for d in keep], [strides[d] for d in keep]
-    elif name in ("transpose", "t"):
-        if len(shape) >= 2:
-            d0, d1 = cfg if cfg else (0, 1)
-            shape[d0], shape[d1] = shape[d1], shape[d0]
-            strides[d0], strides[d1] = strides[d1], strides[d0]
-    elif name == "permute":
-        shape, strides = [shape[d] for d in cfg[0]], [strides[d] for d in cfg[0]]
-    elif name == "expand":
-        target = cfg[0]
-        new_strides = [0] * len(target)
-        for i in range(len(target) - 1, -1, -1):
-            d = i - (len(target) - len(shape))
-            if d >= 0:
-                size, stride = shape[d], strides[d]
-            else:
-                size, stride = 1, (target[i + 1] * new_strides[i + 1] if i + 1 < len(target) else 1)
-            new_strides[i] = stride if size == target[i] else 0
-        shape, strides = list(target), new_strides
-    elif name in ("view", "reshape_alias"):
-        strides = list(view_strides(shape, strides, cfg[0]) or contiguous_strides(cfg[0]))
-        shape = list(cfg[0])
-    elif name == "unfold":
-        dim, size, step = cfg
-        if not shape:
-            shape, strides = [size], [1]
-        else:
-            inner = strides[dim]
-            shape[dim] = (shape[dim] - size) // step + 1
-            strides[dim] = inner * step
-            shape.append(size)
-            strides.append(inner)
-    elif name == "diagonal":
-        off, d1, d2 = cfg
-        n = max(min(shape[d1], shape[d2] - off) if off >= 0 else min(shape[d1] + off, shape[d2]), 0)
-        if n:
-            offset += off * strides[d2] if off >= 0 else -off * strides[d1]
-        diag_stride = strides[d1] + strides[d2]
-        keep = [d for d in range(len(shape)) if d not in (d1, d2)]
-        shape = [shape[d] for d in keep] + [n]
-        strides = [strides[d] for d in keep] + [diag_stride]
-    return tuple(shape), tuple(strides), offset
-
-
-def geometry(t):
-    """``(shape, strides, storage_offset)`` of ``t``, as PyTorch would lay it out."""
-    base = tuple(t._cell.value.shape)
-    shape, strides, offset = base, contiguous_strides(base), 0
-    view = t._view
-    if view is not None:
-        for (op, cfg, k), dyn in zip(view[0], view[1]):
-            shape, strides, offset = _step(op, cfg, k, dyn, shape, strides, offset)
-    return shape, strides, offset
-
-
-def view_strides(oldshape, oldstride, newshape):
-    """PyTorch's ``computeStride``: the strides of ``newshape`` viewing ``oldshape``, or None."""
-    if not oldshape:
-        return (1,) * len(newshape)
-    if math.prod(oldshape) == 0:
-        if tuple(oldshape) == tuple(newshape):
-            return tuple(oldstride)
-        return contiguous_strides(newshape)
-    newstride = [0] * len(newshape)
-    view_d = len(newshape) - 1
-    chunk_base_stride = oldstride[-1]
-    tensor_numel = 1
-    view_numel = 1
-    for tensor_d in range(len(oldshape) - 1, -1, -1):
-        tensor_numel *= oldshape[tensor_d]
-        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
-                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
-            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
-                newstride[view_d] = view_numel * chunk_base_stride
-                view_numel *= newshape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if tensor_d > 0:
-                chunk_base_stride = oldstride[tensor_d - 1]
-                tensor_numel = 1
-                view_numel = 1
-    if view_d != -1:
-        return None
-    return tuple(newstride)
+from .._storage.layout import OVERLAP, geometry, has_internal_overlap, positions, repeats_elements, view_strides
+from .._tensor import Tensor
 
 
 def can_view(t, shape):
@@ -168,17 +53,8 @@ def is_contiguous(input, memory_format=None):
     return True
 
 
-OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.")
-
-
-def has_internal_overlap(t):
-    """PyTorch's ``has_internal_overlap`` == YES: a dimension of size > 1 with stride 0 (expand)."""
-    view = t._view
-    if view is None or not any(op.name == "expand" for op, _, _ in view[0]):
-        return False
-    shape, strides, _ = geometry(t)
-    return any(st == 0 and n > 1 for n, st in zip(shape, strides))
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
 
 
 def check_no_internal_overlap(t):
@@ -187,16 +63,93 @@ def check_no_internal_overlap(t):
         raise RuntimeError(OVERLAP)
 
 
+def check_no_repeated_elements(t):
+    """Refuse an elementwise write into a view that shows an element twice (overlapping
+    ``unfold`` windows): PyTorch computes one, in an order its kernel picks, that tensorgrad
+    cannot reproduce; expanded views get PyTorch's own error."""
+    check_no_internal_overlap(t)
+    if repeats_elements(t):
+        raise RuntimeError(OVERLAP)
+
+
+def tensors_in(values):
+    """The Tensors among ``values``, and inside the lists and tuples among them."""
+    for v in values:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for item in v:
+                if isinstance(item, Tensor):
+                    yield item
+
+
+def _dense(shape, strides):
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill one block of memory."""
+    expected = 1
+    for stride, size in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def overlap(written, other):
+    """How ``other``'s elements share memory with ``written``'s: None, ``"full"`` or ``"partial"``.
+
+    PyTorch's ``get_overlap_status``: between two tensors whose elements each fill one block, the
+    same block with the same strides is a full overlap, any other shared memory a partial one.
+    Where a tensor leaves gaps or repeats elements PyTorch does not check ("too hard"), and its
+    result then depends on the order its kernel visits the elements; tensorgrad calls that a
+    partial overlap where the elements meet and are not laid out alike.
+    """
+    if other._cell is not written._cell:
+        return None
+    if other is written:
+        return "full"
+    shape_w, strides_w, offset_w = geometry(written)
+    shape_o, strides_o, offset_o = geometry(other)
+    size_w = math.prod(shape_w)
+    size_o = math.prod(shape_o)
+    if not size_w or not size_o:
+        return None
+    if _dense(shape_w, strides_w) and _dense(shape_o, strides_o):
+        if offset_w == offset_o and size_w == size_o:
+            return "full" if strides_w == strides_o else "partial"
+        if offset_w < offset_o + size_o and offset_o < offset_w + size_w:
+            return "partial"
+        return None
+    if (shape_w, strides_w, offset_w) == (shape_o, strides_o, offset_o):
+        return "full"
+    meet = np.intersect1d(positions(shape_w, strides_w, offset_w), positions(shape_o, strides_o, offset_o))
+    return "partial" if meet.size else None
+
+
+def check_no_partial_overlap(written, others):
+    """PyTorch's ``assert_no_partial_overlap`` between the written-to tensor and each input
+    (elementwise ops and ``copy_``: an input that is exactly the written tensor is fine)."""
+    for t in tensors_in(others):
+        if overlap(written, t) == "partial":
+            raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def check_no_overlap(written, others):
+    """PyTorch's ``assert_no_overlap``: no input may share memory with the written-to tensor
+    (``index_put_``, ``index_add_``, ``scatter_``, ...: they read their inputs while writing)."""
+    for t in tensors_in(others):
+        if overlap(written, t) is not None:
+            raise RuntimeError(PARTIAL_OVERLAP)
+
+
 _EXPANDED_WARNINGS = {
     "index_put_": ("tensor[indices] = tensor", 976),
     "masked_fill_": ("tensor[mask] = scalar", 2450),
+    "index_fill_": ("tensor[mask] = scalar", 1913),
 }
 
 
 def warn_expanded(t, op_name):
-    """PyTorch's deprecation warning for index_put_/masked_fill_ on an expanded tensor."""
+    """PyTorch's deprecation warning for index_put_/masked_fill_/index_fill_ on an expanded tensor."""
     if has_internal_overlap(t):
-        import warnings
         example, line = _EXPANDED_WARNINGS[op_name]
         warnings.warn(
             f"Use of {op_name} on expanded tensors is deprecated. Please clone() the tensor before performing this "

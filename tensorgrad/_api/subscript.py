@@ -4,6 +4,7 @@ ones ``index``/``index_put``), ``index_put``/``index_put_`` and ``masked_fill``/
 
 import builtins
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -11,7 +12,7 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import indexing as IX
 from .._ops import views as V
-from .._tensor import Tensor, apply, check_inplace, commit_inplace
+from .._tensor import Tensor, apply, check_inplace, commit_inplace, _C_TYPE
 from . import strides as _strides
 from .conversion import _value_tensor
 from .inplace import _fit
@@ -20,37 +21,77 @@ from .surface import declare
 
 
 def _is_advanced(part):
-    return isinstance(part, (Tensor, list, np.ndarray, bool)) or (
+    return isinstance(part, (Tensor, list, np.ndarray, bool, np.bool_)) or (
         isinstance(part, tuple))
 
 
+def _is_mask(part):
+    return isinstance(part, Tensor) and part.dtype in (_dtype.bool_, _dtype.uint8)
+
+
+def _scalar_bool(part):
+    """The flag of a 0-d boolean index (``True``, ``tensor(False)``, a 0-d uint8 tensor), else None.
+
+    PyTorch indexes with it a new dimension of size 1, taking its one entry or none.
+    """
+    if isinstance(part, (bool, np.bool_)):
+        return bool(part)
+    if (_is_mask(part) or isinstance(part, np.ndarray) and part.dtype == np.bool_) and part.ndim == 0 and not (
+            isinstance(part, Tensor) and _traced(part)):
+        return bool(part)
+    return None
+
+
+def _traced(t):
+    return isinstance(t._data, jax.core.Tracer)
+
+
+def _as_int(part):
+    """A 0-d integer tensor indexes as its value (PyTorch selects: the result is a view)."""
+    if (isinstance(part, Tensor) and part.ndim == 0 and part.dtype.kind == _dtype.INT and not _is_mask(part)
+            and not _traced(part)):
+        return int(part)
+    return part
+
+
 def _expand_key(key, ndim):
-    """Turn a key into a list of parts with the Ellipsis spelled out as full slices."""
+    """Turn a key into a list of parts with the Ellipsis spelled out as full slices.
+
+    Returns the parts, each part's position in the key (PyTorch's errors name it), and whether
+    the key had an Ellipsis.
+    """
     if not isinstance(key, tuple):
         key = (key,)
+    key = tuple(_as_int(part) for part in key)
     consumed = 0
     for part in key:
-        if part is None or part is Ellipsis:
+        if part is None or part is Ellipsis or _scalar_bool(part) is not None:
             continue
-        if isinstance(part, Tensor) and part.dtype is _dtype.bool_:
-            consumed += builtins.max(part.ndim, 1)
-        elif isinstance(part, bool):
-            continue
-        else:
-            consumed += 1
+        consumed += part.ndim if _is_mask(part) else 1
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     parts = []
+    places = []
     seen_ellipsis = False
-    for part in key:
+    for place, part in enumerate(key):
         if part is Ellipsis:
             if seen_ellipsis:
                 raise IndexError("an index can only have a single ellipsis ('...')")
             seen_ellipsis = True
             parts.extend([slice(None)] * (ndim - consumed))
+            places.extend([place] * (ndim - consumed))
         else:
             parts.append(part)
-    return parts, seen_ellipsis
+            places.append(place)
+    return parts, places, seen_ellipsis
+
+
+def _select(input, dim, index, place):
+    """``input.select(dim, index)`` for the key part at ``place``, with PyTorch's indexing error."""
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {place} with size {size}")
+    return select(input, dim, index)
 
 
 def _int_index(part):
@@ -61,25 +102,17 @@ def _int_index(part):
 
 def getitem(input, key):
     """``input[key]``: basic keys give a chain of views; tensor, list or mask keys copy."""
-    parts, had_ellipsis = _expand_key(key, input.ndim)
+    parts, places, had_ellipsis = _expand_key(key, input.ndim)
     if builtins.any(_is_advanced(p) for p in parts):
-        return _advanced_getitem(input, parts)
+        return _advanced_getitem(input, parts, places)
     if not parts or (had_ellipsis and builtins.all(p == slice(None) for p in parts)):
         return apply(V.alias, (input,))
     out = input
     dim = 0
-    # PyTorch's out-of-range message names the part's position in the key (Ellipsis counts once)
-    key_len = len(key) if isinstance(key, tuple) else 1
-    extra = len(parts) - key_len + 1 if had_ellipsis else 0
-    ell = next(i for i, p in enumerate(key) if p is Ellipsis) if had_ellipsis else len(parts)
-    for pos, part in enumerate(parts):
+    for part, place in zip(parts, places):
         idx = _int_index(part)
         if idx is not None:
-            size = out.shape[dim]
-            if not -size <= idx < size:
-                real = pos if pos < ell else builtins.max(ell, pos - extra + 1)
-                raise IndexError(f"index {idx} is out of bounds for dimension {real} with size {size}")
-            out = select(out, dim, idx)
+            out = _select(out, dim, idx, place)
         elif isinstance(part, slice):
             if not (isinstance(key, tuple) and _keeps_all(part, out.shape[dim])):
                 start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
@@ -129,11 +162,9 @@ def _index_arrays(input, parts):
                     raise IndexError(
                         f"The shape of the mask {list(arr.shape)} at index {k} does not match the shape of the "
                         f"indexed tensor {list(input.shape)} at index {dim + k}")
-            for nz in np.nonzero(arr) if arr.ndim else (np.zeros(int(arr), np.int64),):
+            for nz in np.nonzero(arr):
                 spec.append("array")
                 arrays.append(jnp.asarray(nz.astype(np.int64)))
-            if arr.ndim == 0:
-                spec[-1:] = [None, "array"]
             dim += arr.ndim
             continue
         if arr.dtype.kind not in "iu":
@@ -149,15 +180,21 @@ def _index_arrays(input, parts):
     return tuple(spec), tuple(arrays)
 
 
-def _advanced_getitem(input, parts):
-    """PyTorch applies the basic parts first (select, slice, unsqueeze), then one index op."""
+def _apply_slicing(input, parts, places):
+    """PyTorch's ``applySlicing``: the basic parts of an advanced key are applied first (select,
+    slice, unsqueeze; a 0-d boolean unsqueezes and indexes the new dimension with ``[0]`` or
+    ``[]``), leaving one index op for the tensor parts.
+
+    Returns the sliced tensor (a view, or ``input`` itself) and the parts left for it: a full
+    slice for each dimension not indexed, and the index tensors, lists and arrays.
+    """
     out = input
     rest = []
     dim = 0
-    for part in parts:
+    for part, place in zip(parts, places):
         idx = _int_index(part)
         if idx is not None:
-            out = select(out, dim, idx)
+            out = _select(out, dim, idx, place)
             continue
         if isinstance(part, slice) or part is None:
             if part is None:
@@ -168,55 +205,75 @@ def _advanced_getitem(input, parts):
             rest.append(slice(None))
             dim += 1
             continue
-        rest.append(part)
-        if isinstance(part, Tensor) and part.dtype is _dtype.bool_:
-            dim += part.ndim
-        elif not isinstance(part, bool):
+        flag = _scalar_bool(part)
+        if flag is not None:
+            out = unsqueeze(out, dim)
+            rest.append(np.zeros(1 if flag else 0, np.int64))
             dim += 1
+            continue
+        rest.append(part)
+        dim += part.ndim if _is_mask(part) else 1
+    return out, rest
+
+
+def _advanced_getitem(input, parts, places):
+    out, rest = _apply_slicing(input, parts, places)
     spec, arrays = _index_arrays(out, rest)
     return apply(IX.index, (out, arrays), (spec,))
 
 
-def _broadcast_value(value, shape, what):
-    """PyTorch's setitem ``copy_to``: drop the value's leading 1s, then expand it to ``shape``."""
-    vshape = tuple(value.shape)
-    if vshape == shape:
-        return value
-    stripped = vshape
+def _strip_leading_ones(value):
+    """PyTorch's ``slicePrefix1sSize``: ``value`` viewed without its leading dimensions of size 1."""
+    shape = tuple(value.shape)
+    stripped = shape
     while stripped and stripped[0] == 1:
         stripped = stripped[1:]
-    value = view(value, stripped) if _strides.can_view(value, stripped) else reshape(value, stripped)
-    return value if stripped == shape else expand(value, shape)
+    if stripped == shape:
+        return value
+    return view(value, stripped) if _strides.can_view(value, stripped) else reshape(value, stripped)
+
+
+def _copy_to(target, value):
+    """PyTorch's setitem ``copy_to``: a same-shaped value is copied (CopyBackwards), a 0-d one
+    filled in (FillBackward3), another one stripped of leading 1s and expanded first."""
+    shape = tuple(target.shape)
+    if not value.ndim and shape:
+        check_inplace(target, value)
+        _strides.check_no_internal_overlap(target)
+        commit_inplace(target, apply(V.fill_tensor, (target, value)))
+        return
+    if tuple(value.shape) != shape:
+        value = _strip_leading_ones(value)
+        if tuple(value.shape) != shape:
+            value = expand(value, shape)
+    check_inplace(target, value)
+    _strides.check_no_internal_overlap(target)
+    _strides.check_no_partial_overlap(target, (value,))
+    commit_inplace(target, apply(V.copy_from, (target, value)))
 
 
 def setitem(input, key, value):
-    """``input[key] = value``: a copy into a view (CopySlices) or an index_put (IndexPutBackward0)."""
-    parts, _ = _expand_key(key, input.ndim)
-    if builtins.any(_is_advanced(p) for p in parts):
-        spec, arrays = _index_arrays(input, parts)
-        check_inplace(input, value)
-        _strides.warn_expanded(input, "index_put_")
-        _index_put_dtype(input, value)
-        val = _value_tensor(value, input)
-        target_shape = jnp.zeros(input._data.shape, bool)[IX._build_key(spec, arrays)].shape
-        _broadcast_check(val, target_shape)
-        new = apply(IX.index_put, (input, arrays, val), (spec, False))
-        commit_inplace(input, new)
+    """``input[key] = value``, as PyTorch's ``THPVariable_setitem``.
+
+    A basic key copies into a view (CopySlices on the base); a key with tensor, list or boolean
+    parts applies its basic parts first (``_apply_slicing``), then ``index_put_`` into that
+    (IndexPutBackward0, or CopySlices around it when the basic parts made a view).
+    """
+    if not isinstance(value, Tensor):
+        _check_number_fits(input, value)
+        value = _value_tensor(value, input)
+    if key is False:
+        return      # PyTorch writes nothing (and moves no version)
+    if key is True:
+        _copy_to(unsqueeze(input, 0), value)
         return
-    # As PyTorch's setitem: a key that selects everything writes into input itself (a full
-    # slice is not taken); a same-shaped value is copied (CopyBackwards), a 0-d one filled in
-    # (FillBackward3), another one stripped of leading 1s and expanded first.
-    target = input if _selects_all(parts, tuple(input.shape)) else getitem(input, key)
-    val = value if isinstance(value, Tensor) else _value_tensor(value, target)
-    shape = tuple(target.shape)
-    if not val.ndim and shape:
-        fn = V.fill_tensor
-    else:
-        fn = V.copy_from
-        val = _broadcast_value(val, shape, "setitem")
-    check_inplace(target, val)
-    _strides.check_no_internal_overlap(target)
-    commit_inplace(target, apply(fn, (target, val)))
+    parts, places, _ = _expand_key(key, input.ndim)
+    if not builtins.any(_is_advanced(p) for p in parts):
+        # a key that selects everything writes into input itself (a full slice is not taken)
+        _copy_to(input if _selects_all(parts, tuple(input.shape)) else getitem(input, key), value)
+        return
+    sliced, indices = _apply_slicing(input, parts, places)
+    _index_put_inplace(sliced, indices, _strip_leading_ones(value), False)
 
 
 def _selects_all(parts, shape):
@@ -238,10 +295,23 @@ def _broadcast_check(value, shape):
                            f"indexing result of shape {list(shape)}")
 
 
+# The C++ type PyTorch names when a complex number cannot be written into a real tensor.
+_OVERFLOW_TYPE = {"float32": "float", "float64": "double", "float16": "double", "bfloat16": "double",
+                  "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def _check_number_fits(input, value):
+    """PyTorch's error for a complex number written into a real (not bool) tensor."""
+    complex_value = isinstance(value, complex) or isinstance(value, Tensor) and value.dtype.kind == _dtype.COMPLEX
+    if complex_value and input.dtype.name in _OVERFLOW_TYPE:
+        raise RuntimeError(f"value cannot be converted to type {_OVERFLOW_TYPE[input.dtype.name]} without overflow")
+
+
 @declare("masked_fill", method=True)
 def masked_fill(input, mask, value):
     if mask.dtype is not _dtype.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.c_name}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_C_TYPE[mask.dtype.name]}")
+    _check_number_fits(input, value)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(
@@ -250,27 +320,76 @@ def masked_fill(input, mask, value):
     return apply(E.masked_fill, (input, mask, value))
 
 
-def _index_put_dtype(input, value):
-    if isinstance(value, Tensor) and value.dtype is not input.dtype:
+def _fills_mask(input, indices, value):
+    """PyTorch's ``canDispatchToMaskedFill``: one boolean (or uint8) mask, full slices elsewhere,
+    and a one-element value; index_put_ then runs as masked_fill_ with the value's number (cast
+    to input's dtype; no dtype or overlap checks)."""
+    if value.numel() != 1:
+        return False
+    masks = 0
+    for part in indices:
+        if isinstance(part, slice):
+            continue
+        if not _is_mask(part) or masks:
+            return False
+        masks += 1
+    return masks == 1
+
+
+def _index_put(input, indices, value, accumulate):
+    """``input`` with ``value`` (a Tensor) put at ``indices`` (index parts, a full slice where a
+    dimension is not indexed), as PyTorch's ``index_put``."""
+    if not accumulate and _fills_mask(input, indices, value):
+        mask = next(part for part in indices if isinstance(part, Tensor))
+        if mask.dtype is not _dtype.bool_:
+            raise RuntimeError(
+                f"masked_fill_ only supports boolean masks, but got mask with dtype {_C_TYPE[mask.dtype.name]}")
+        _check_number_fits(input, value)
+        if value.ndim:
+            value = reshape(value, ())
+    elif value.dtype is not input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
                            f"for the destination and {value.dtype.c_name} for the source.")
+    spec, arrays = _index_arrays(input, indices)
+    target_shape = jnp.zeros(input._data.shape, bool)[IX._build_key(spec, arrays)].shape
+    _broadcast_check(value, target_shape)
+    return apply(IX.index_put, (input, arrays, value), (spec, accumulate))
+
+
+def _index_put_inplace(self, indices, value, accumulate):
+    """``self.index_put_(indices, value)``: PyTorch's in-place and memory checks, then the write."""
+    check_inplace(self, value)
+    _strides.warn_expanded(self, "index_put_")
+    if not accumulate and _fills_mask(self, indices, value):
+        _strides.warn_expanded(self, "masked_fill_")
+    else:
+        _strides.check_no_overlap(self, (value, *indices))
+    return commit_inplace(self, _index_put(self, indices, value, accumulate))
+
+
+def _index_parts(name, indices):
+    """``index_put``'s indices (a tuple or list of Tensors) as index parts."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i, part in enumerate(indices):
+        if not isinstance(part, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(part).__name__}")
+    return list(indices)
 
 
 @declare("index_put", method=True)
 def index_put(input, indices, values, accumulate=False):
-    spec, arrays = _index_arrays(input, list(indices))
-    _index_put_dtype(input, values)
-    val = _value_tensor(values, input)
-    return apply(IX.index_put, (input, arrays, val), (spec, accumulate))
+    value = values if isinstance(values, Tensor) else _value_tensor(values, input)
+    return _index_put(input, _index_parts("index_put", indices), value, accumulate)
 
 
 # ---------------------------------------------------------------- in-place twins
 
 @declare(method=("index_put_",))
 def index_put_(self, indices, values, accumulate=False):
-    check_inplace(self, values)
-    _strides.warn_expanded(self, "index_put_")
-    return commit_inplace(self, index_put(self, indices, values, accumulate))
+    value = values if isinstance(values, Tensor) else _value_tensor(values, self)
+    return _index_put_inplace(self, _index_parts("index_put_", indices), value, accumulate)
 
 
 @declare(method=("masked_fill_",))

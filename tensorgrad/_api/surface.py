@@ -30,8 +30,6 @@ import functools
 import inspect
 import warnings
 
-import numpy as np
-
 from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._tensor import Tensor, commit_inplace
@@ -181,46 +179,17 @@ RESIZED = ("An output with one or more elements was resized since it had shape {
            "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
            "elements with t.resize_(0). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
            "Resize.cpp:30.)")
-PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                   "single memory location. Please clone() the tensor before performing the operation.")
 
 
-def _tensors(values):
-    for v in values:
-        if isinstance(v, Tensor):
-            yield v
-        elif isinstance(v, (list, tuple)):
-            for item in v:
-                if isinstance(item, Tensor):
-                    yield item
-
-
-def _positions(t):
-    """The storage positions of ``t``'s elements (for overlap checks between aliases)."""
-    shape, strides, offset = _strides.geometry(t)
-    pos = np.full((), offset, np.int64)
-    for n, s in zip(shape, strides):
-        pos = pos[..., None] + np.arange(n, dtype=np.int64) * s
-    return pos.reshape(-1)
-
-
-def _check_overlap(out, inputs):
-    for t in inputs:
-        if t is out or t._cell is not out._cell:
-            continue
-        if _strides.geometry(t) == _strides.geometry(out):
-            continue    # the same elements: writing the result over its input is fine
-        if np.intersect1d(_positions(t), _positions(out)).size:
-            raise RuntimeError(PARTIAL_OVERLAP)
-
-
-def _check_out(out, result):
+def _check_out(out, result, inputs):
+    """PyTorch's checks of an ``out=`` tensor, in its order: overlaps, dtype, size."""
     if not isinstance(out, Tensor):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    _strides.check_no_internal_overlap(out)
+    _strides.check_no_partial_overlap(out, inputs)
     if not _dtype.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {result.dtype.c_name} can't be cast to the desired output type "
                            f"{out.dtype.c_name}")
-    _strides.check_no_internal_overlap(out)
     if tuple(out.shape) != tuple(result.shape) and out._view is not None:
         raise RuntimeError(f"Trying to resize storage that is not resizable: a view of shape {list(out.shape)} "
                            f"cannot hold the result of shape {list(result.shape)}")
@@ -242,8 +211,8 @@ def _store(out, result):
 
 def write_out(name, decl, args, kwargs, out):
     """Compute ``decl.fn(*args, **kwargs)`` and write it into ``out`` (a Tensor or a tuple)."""
-    inputs = list(_tensors(args))
-    inputs.extend(_tensors(kwargs.values()))
+    inputs = list(_strides.tensors_in(args))
+    inputs.extend(_strides.tensors_in(kwargs.values()))
     outs = out if isinstance(out, (tuple, list)) else (out,)
     if STATE.grad and any(t._rg for t in inputs + [o for o in outs if isinstance(o, Tensor)]):
         raise RuntimeError(OUT_REQUIRES_GRAD.format(name))
@@ -260,8 +229,7 @@ def write_out(name, decl, args, kwargs, out):
     if len(results) != len(outs):
         raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors, got {len(outs)}")
     for o, r in zip(outs, results):
-        _check_out(o, r)
-        _check_overlap(o, inputs)
+        _check_out(o, r, inputs)
     for o, r in zip(outs, results):
         _store(o, r)
     if isinstance(out, (tuple, list)) and hasattr(result, "_fields"):

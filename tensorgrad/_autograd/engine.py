@@ -33,10 +33,13 @@ class GraphOps:
     ``has_history(t)``, whether ``t`` has a grad_fn or requires grad; ``write_in_place(t, array)``
     (an in-place write that moves the version); ``grad_copy(t, g)``, the differentiable copy of
     ``g`` in ``t``'s dtype (create_graph); ``post_accumulate_hooks(t)``, a dict or None.
+
+    Hooks: ``check_hook_result(hook, old, new)`` raises PyTorch's error unless the gradient ``new``
+    that ``hook`` returned for ``old`` is a Tensor of old's type and size; ``hook_name(hook)``.
     """
 
     def __init__(self, *, wrap, unwrap, add, replay, version_error, get_grad, set_grad, dtype_of,
-                 has_history, write_in_place, grad_copy, post_accumulate_hooks):
+                 has_history, write_in_place, grad_copy, post_accumulate_hooks, check_hook_result, hook_name):
         self.wrap = wrap
         self.unwrap = unwrap
         self.add = add
@@ -49,6 +52,8 @@ class GraphOps:
         self.write_in_place = write_in_place
         self.grad_copy = grad_copy
         self.post_accumulate_hooks = post_accumulate_hooks
+        self.check_hook_result = check_hook_result
+        self.hook_name = hook_name
 
 
 def _call_tensor_hooks(node, grads, gops, create_graph):
@@ -59,9 +64,7 @@ def _call_tensor_hooks(node, grads, gops, create_graph):
         for fn in list(hooks.values()):
             new = fn(g)
             if new is not None:
-                if tuple(new.shape) != tuple(g.shape):
-                    name = getattr(fn, "__name__", repr(fn))
-                    raise RuntimeError(f"hook '{name}' has changed the size of value")
+                gops.check_hook_result(fn, g, new)
                 g = new
         grads[nr] = g if create_graph else gops.unwrap(g)
 
@@ -78,20 +81,37 @@ def _unwrap_tuple(grads, gops, create_graph):
     return [None if g is None else gops.unwrap(g) for g in grads]
 
 
+def _checked_results(fn, old, new, gops):
+    """PyTorch's ``check_result`` for what a node hook returned in place of ``old``: None (keep
+    ``old``), or a tuple as long as ``old`` whose entries are None or gradients like old's."""
+    if new is None:
+        return old
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{gops.hook_name(fn)}' has returned an incorrect number of values (got {len(new)}, "
+                           f"but expected {len(old)})")
+    for before, after in zip(old, new):
+        if after is None:
+            continue
+        if before is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        gops.check_hook_result(fn, before, after)
+    return new
+
+
 def _run_pre_hooks(node, grads, gops, create_graph):
+    wrapped = _wrap_tuple(grads, gops, create_graph)
     for fn in list(node._pre.values()):
-        new = fn(_wrap_tuple(grads, gops, create_graph))
-        if new is not None:
-            grads = _unwrap_tuple(new, gops, create_graph)
-    return grads
+        wrapped = _checked_results(fn, wrapped, fn(wrapped), gops)
+    return _unwrap_tuple(wrapped, gops, create_graph)
 
 
 def _run_post_hooks(node, grad_inputs, grads, gops, create_graph):
+    wrapped = _wrap_tuple(grad_inputs, gops, create_graph)
     for fn in list(node._post.values()):
-        new = fn(_wrap_tuple(grad_inputs, gops, create_graph), _wrap_tuple(grads, gops, create_graph))
-        if new is not None:
-            grad_inputs = _unwrap_tuple(new, gops, create_graph)
-    return grad_inputs
+        wrapped = _checked_results(fn, wrapped, fn(wrapped, _wrap_tuple(grads, gops, create_graph)), gops)
+    return _unwrap_tuple(wrapped, gops, create_graph)
 
 
 def _topological(roots, deps):

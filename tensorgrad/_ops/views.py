@@ -4,6 +4,7 @@ Dynamic indices (``select``'s index, ``slice``'s start) are positional arguments
 over ``x[i]`` compiles once, not once per ``i``.
 """
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -21,13 +22,58 @@ def compose_view(steps, base, dyns):
     return x
 
 
+def repeats(steps):
+    """Whether a view made by ``steps`` may show one storage element more than once (expand,
+    overlapping unfold windows)."""
+    return any(step.name in ("expand", "unfold") for step, _, _ in steps)
+
+
 def scatter_view(steps, base, dyns, value):
-    """``base`` with ``value`` written through the view chain ``steps`` (functional write-back)."""
+    """``base`` with ``value`` written through the view chain ``steps`` (functional write-back).
+
+    Where the view repeats an element, only the view elements that the write changed reach the
+    storage (as PyTorch's kernels write only the elements they touch), the last one in the
+    view's order winning.
+    """
     # Each view element's flat position in the base, found by viewing an iota; exact for any
     # dtype, and XLA folds the index computation into a constant.
     positions = compose_view(steps, jnp.arange(base.size).reshape(base.shape), dyns)
     value = jnp.broadcast_to(value.astype(base.dtype), positions.shape)
-    return base.reshape(-1).at[positions.reshape(-1)].set(value.reshape(-1)).reshape(base.shape)
+    flat = base.reshape(-1)
+    if not repeats(steps) or not positions.size:
+        return flat.at[positions.reshape(-1)].set(value.reshape(-1)).reshape(base.shape)
+    old = lax.stop_gradient(compose_view(steps, base, dyns))
+    changed = _differs(lax.stop_gradient(value), old)
+    return _write_changed(flat, positions.reshape(-1), changed.reshape(-1), value.reshape(-1)).reshape(base.shape)
+
+
+def _differs(new, old):
+    """Elementwise: ``new`` is not bit for bit ``old`` (a NaN left as it was is unchanged)."""
+    if jnp.issubdtype(new.dtype, jnp.complexfloating):
+        return _differs(new.real, old.real) | _differs(new.imag, old.imag)
+    if jnp.issubdtype(new.dtype, jnp.floating):
+        bits = jnp.dtype(f"uint{8 * new.dtype.itemsize}")
+        return lax.bitcast_convert_type(new, bits) != lax.bitcast_convert_type(old, bits)
+    return new != old
+
+
+@jax.custom_jvp
+def _write_changed(flat, positions, changed, values):
+    """``flat`` with ``values[i]`` at ``positions[i]`` for the changed elements (the last wins)."""
+    order = jnp.where(changed, jnp.arange(values.size), -1)
+    winner = jnp.full(flat.shape, -1, order.dtype).at[positions].max(order)
+    return jnp.where(winner >= 0, values[jnp.maximum(winner, 0)], flat)
+
+
+@_write_changed.defjvp
+def _write_changed_jvp(primals, tangents):
+    # As PyTorch's CopySlices: each view element's gradient is its storage element's (a gather),
+    # and the storage elements under the view take no gradient from the old value.
+    flat, positions, changed, values = primals
+    d_flat, _, _, d_values = tangents
+    covered = jnp.zeros(flat.shape, bool).at[positions].set(True)
+    d_out = jnp.where(covered, jnp.zeros_like(d_flat).at[positions].add(d_values), d_flat)
+    return _write_changed(flat, positions, changed, values), d_out
 
 
 @op("select", is_view=True, saves="none", scalar_slots=False)

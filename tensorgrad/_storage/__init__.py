@@ -3,6 +3,8 @@
 * ``cell``: ``Cell`` (a storage's current array, write generation and version counter),
   ``VersionCounter`` (the own counter of ``.data`` aliases), and compiled readers and writers
   of view chains (a view's value from its cell's array, and the functional write-back).
+* ``layout``: a view's shape, strides and storage offset as PyTorch lays it out, derived from
+  its chain of view steps (``geometry``), and whether its elements repeat.
 * ``watch``: ``Watch``, the one way to observe what the current thread reads, writes and
   creates (used by ``tensorgrad.compile`` and the ``tensorgrad.func`` closure capture).
 """

@@ -27,7 +27,8 @@ from .dispatch import (
     _NUMBER as _NUMBER, _SCALAR_ARRAY_TYPES as _SCALAR_ARRAY_TYPES, _FLOAT_KIND as _FLOAT_KIND,
 )
 from .inplace import (
-    check_inplace as check_inplace, commit_inplace as commit_inplace, sync_view as _sync_view,
+    check_inplace as check_inplace, commit_inplace as commit_inplace, cast_result as cast_result,
+    sync_view as _sync_view,
     _check_rebase as _check_rebase, LEAF_INPLACE as LEAF_INPLACE, VIEW_LEAF_INPLACE as VIEW_LEAF_INPLACE,
     NO_GRAD_VIEW as NO_GRAD_VIEW, MULTI_VIEW_SUFFIX as MULTI_VIEW_SUFFIX, NO_GRAD_VIEW_SUFFIX as NO_GRAD_VIEW_SUFFIX,
 )

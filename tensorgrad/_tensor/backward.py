@@ -135,10 +135,28 @@ def _post_accumulate_hooks(t):
     return t._post_acc
 
 
+def _hook_name(hook):
+    """The name PyTorch's hook errors give a hook: its ``__name__``, else ``<unknown>``."""
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _check_hook_result(hook, old, new):
+    """PyTorch's ``check_single_result``: a hook's gradient must be a Tensor of old's type and size."""
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.dtype is not old.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was torch.{old.dtype.legacy} "
+                           f"got torch.{new.dtype.legacy})")
+    if tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
 GRAPH_OPS = engine.GraphOps(
     wrap=_wrap, unwrap=_unwrap, add=_tensor_add, replay=_replay, version_error=_version_error,
     get_grad=_get_grad, set_grad=_set_grad, dtype_of=_dtype_of, has_history=_has_history,
-    write_in_place=_write_in_place, grad_copy=_grad_copy, post_accumulate_hooks=_post_accumulate_hooks)
+    write_in_place=_write_in_place, grad_copy=_grad_copy, post_accumulate_hooks=_post_accumulate_hooks,
+    check_hook_result=_check_hook_result, hook_name=_hook_name)
 
 
 # ---------------------------------------------------------------------- the entry

@@ -12,9 +12,12 @@ import weakref
 
 from .._autograd.grad_mode import STATE
 from .._autograd.node import OpNode, node_class, short_name
+from .._ops.elementwise import to_copy
 from .._ops.registry import OpDef
 from .._ops import views as _views
 from .._ops.views import compose_view as _compose, scatter_view as _scatter
+from .._storage.cell import Cell
+from .._storage.layout import OVERLAP, has_internal_overlap
 from .tensor import Tensor
 from .dispatch import apply
 
@@ -96,6 +99,7 @@ def commit_inplace(target, new):
         target._bump()
         _forget_old_self(new._grad_fn, target)
         _move_out_checks(new, target)
+        old_fn, old_nr = target._grad_fn, target._output_nr
         target._grad_fn = new._grad_fn
         target._output_nr = new._output_nr
         target._rg = new._rg
@@ -103,6 +107,7 @@ def commit_inplace(target, new):
             # writing a leaf's value into a plain tensor: connect through an identity node
             ident = apply(_views.alias_copy, (new,))
             target._grad_fn = ident._grad_fn
+        _move_retained(target, old_fn, old_nr)
         return target
     steps, dyns = target._rel
     fn = new._grad_fn
@@ -117,12 +122,17 @@ def commit_inplace(target, new):
         new_base = apply(_views.copy_slices, (base, new, dyns), (steps,))
         node = new_base._grad_fn
         base._write(new_base._data)
+    if has_internal_overlap(target):
+        node.__class__ = node_class("CopySlices", _OverlappingCopySlices)
     base._bump()
+    old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = node
     base._output_nr = 0
     base._rg = True
-    target._vcache = new._data
-    target._vgen = target._cell.gen
+    _move_retained(base, old_fn, old_nr)
+    if not _views.repeats(target._view[0]):
+        target._vcache = new._data
+        target._vgen = target._cell.gen
     target._rg = True
     target._sync_view()
     if isinstance(node, OpNode) and node.op is not _views.copy_slices and fn.out_checks:
@@ -134,6 +144,18 @@ def commit_inplace(target, new):
     return target
 
 
+def _move_retained(t, old_fn, old_nr):
+    """As PyTorch's ``update_tensor_hooks_on_new_gradfn``: once ``t``'s grad_fn moved on (an in-place
+    write), its ``retain_grad`` follows it to the new node; the hooks registered before stay on the
+    old node, where they see the gradient of the old value."""
+    if not t._retains or t._grad_fn is old_fn or t._grad_fn is None:
+        return
+    retained = old_fn._retain if old_fn is not None else None
+    if retained and old_nr in retained and retained[old_nr]() is t:
+        del retained[old_nr]
+    t._grad_fn._register_retain(t._output_nr, weakref.ref(t))
+
+
 def _move_out_checks(new, target):
     """A node that saved its output ``new`` now checks ``target``, which holds that value."""
     fn = new._grad_fn
@@ -141,6 +163,54 @@ def _move_out_checks(new, target):
         holder = target._vc or target._cell
         fn.out_checks = tuple((e[0], holder, holder.version) + tuple(e[3:]) if e[1] is new._cell else e
                               for e in fn.out_checks)
+
+
+class _OverlappingCopySlices(OpNode):
+    """The CopySlices of a write into an expanded view: as PyTorch's, its backward cannot give the
+    base its gradient (it would write the view's gradient into memory that repeats)."""
+
+    def _check_versions(self, gops):
+        if self.mask[0]:
+            raise RuntimeError(OVERLAP)
+        OpNode._check_versions(self, gops)
+
+
+_CAST_OPS = {}
+
+
+def _cast_op(inner, dtype):
+    """``inner`` with its result cast to ``dtype`` (the in-place write of a promoted result)."""
+    op = _CAST_OPS.get((inner, dtype))
+    if op is None:
+        def cast(*primals, cfg):
+            return inner.bind(cfg)(*primals).astype(dtype)
+
+        op = OpDef(inner.name + "_as_" + dtype.name, cast, inner.grad_fn, saves=inner.saves,
+                   scalar_slots=inner.scalar_slots, no_slot=inner.no_slot)
+        op.node_cls = inner.node_cls
+        _CAST_OPS[(inner, dtype)] = op
+    return op
+
+
+def cast_result(new, target):
+    """``new``, the result of an op on ``target``, cast to target's dtype for an in-place write.
+
+    As PyTorch's in-place kernels cast while writing (``x.mul_(w)`` with a float64 ``w`` keeps
+    ``MulBackward0``, whose backward casts the gradient back), the op's own node computes the
+    cast; its other inputs keep their gradients' dtypes.
+    """
+    fn = new._grad_fn
+    if not (isinstance(fn, OpNode) and fn.avals is None and not fn.op.is_view and not fn.out_checks):
+        return apply(to_copy, (new,), (target._data.dtype,))
+    dtype = target._data.dtype
+    node = type(fn)(fn._next, _cast_op(fn.op, dtype), (fn.cfg,), fn.primals, fn.mask, fn.edge_pos, None)
+    node.saved = fn.saved
+    out = object.__new__(Tensor)
+    out._cell = Cell(new._data.astype(dtype))
+    out._view = None
+    out._grad_fn = node
+    out._rg = True
+    return out
 
 
 _COPY_SLICES_OPS = {}
@@ -193,7 +263,9 @@ def sync_view(self):
         out = apply(_views.as_strided_view, (base, dyns), (steps,), _view_result=False)
     finally:
         STATE.grad = prev
+    old_fn, old_nr = self._grad_fn, self._output_nr
     self._grad_fn = out._grad_fn
     self._output_nr = 0
     self._rg = out._rg
     self._attr_version = holder.version
+    _move_retained(self, old_fn, old_nr)

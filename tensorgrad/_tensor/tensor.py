@@ -25,6 +25,7 @@ from .. import _device
 from .._autograd.grad_mode import STATE
 from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
+from .._ops.views import repeats
 from .._storage.cell import Cell, VersionCounter, reader, writer
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
 
@@ -129,8 +130,9 @@ class Tensor:
             cell.value = value
         else:
             cell.value = writer(view[0])(cell.value, view[1], value)
-            self._vcache = value
-            self._vgen = cell.gen + 1
+            if not repeats(view[0]):    # else the elements written twice are read back from the storage
+                self._vcache = value
+                self._vgen = cell.gen + 1
         cell.gen += 1
 
     @property
@@ -313,6 +315,10 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         node, nr = self._edge()
+        if node is None:
+            # a view made in no_grad mode requires grad (its base does) but no gradient ever
+            # reaches it: as in PyTorch, its hooks are kept and never run
+            return RemovableHandle({}, hook)
         return node._register_tensor_hook(nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):

@@ -13,6 +13,7 @@ from ..._tensor import apply, check_inplace, commit_inplace, _wrap
 from ..._api import shape as S
 from ..._api import reduction as RED
 from ..._api import conversion as CNV
+from ..._api import strides as STRIDES
 
 _ABSENT = {}
 
@@ -86,6 +87,7 @@ def maybe_inplace(input, inplace, compute):
     if not inplace:
         return compute(input)
     check_inplace(input)
+    STRIDES.check_no_repeated_elements(input)
     return commit_inplace(input, compute(input))
 
 
