@@ -342,9 +342,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if x.dtype.kind < _dtype.FLOAT or d.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{x.dtype.c_name}")
-    if ord < 0 and x.numel() == 0:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                           "operation does not have an identity")
     return _norm(x, p=float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
 
 

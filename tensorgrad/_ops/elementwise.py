@@ -1,4 +1,4 @@
-"""Elementwise ops: arithmetic, unary math, rounding, clamps, ``where``, copies and fills.
+"""Elementwise ops: arithmetic, unary math, rounding, ``where``, copies and fills.
 
 Binary ops receive the promoted dtype as ``dtype`` and cast inside, so Python numbers pass
 through ``jit`` as weakly typed arguments (no recompiles per value). Where PyTorch's derivative
@@ -6,7 +6,7 @@ differs from JAX's at a special point, the op says so and builds PyTorch's with 
 (which routes the gradient to the branch taken) or a custom JVP.
 
 Comparisons, logical and bitwise ops live in ``comparison.py``, special functions (erf,
-gamma, Bessel, xlogy, ...) in ``special.py``.
+gamma, Bessel, xlogy, ...) in ``special.py``, elementwise extrema and clamps in ``clamps.py``.
 """
 
 import functools
@@ -162,32 +162,26 @@ def pow_scalar_base(b, base, *, dtype):
     return _safe_pow(_c(base, dtype), _c(b, dtype))
 
 
-@op("maximum")
-def maximum(a, b, *, dtype):
-    return jnp.maximum(_c(a, dtype), _c(b, dtype))
+@jax.custom_jvp
+def _atan2(a, b):
+    return jnp.arctan2(a, b)
 
 
-@op("minimum")
-def minimum(a, b, *, dtype):
-    return jnp.minimum(_c(a, dtype), _c(b, dtype))
-
-
-@op("fmax")
-def fmax(a, b, *, dtype):
-    # ties and NaN in b give the gradient to a, as PyTorch
-    a, b = _c(a, dtype), _c(b, dtype)
-    return jnp.where((a >= b) | jnp.isnan(b), a, b)
-
-
-@op("fmin")
-def fmin(a, b, *, dtype):
-    a, b = _c(a, dtype), _c(b, dtype)
-    return jnp.where((a <= b) | jnp.isnan(b), a, b)
+@_atan2.defjvp
+def _atan2_jvp(primals, tangents):
+    # PyTorch: b / (a² + b²) and -a / (a² + b²), with the reciprocal 0 at (0, 0)
+    a, b = primals
+    da, db = tangents
+    denominator = a * a + b * b
+    zero = denominator == 0
+    recip = jnp.where(zero, jnp.zeros_like(denominator), 1 / jnp.where(zero, jnp.ones_like(denominator), denominator))
+    return jnp.arctan2(a, b), b * recip * da - a * recip * db
 
 
 @op("atan2")
 def atan2(a, b, *, dtype):
-    return jnp.arctan2(_c(a, dtype), _c(b, dtype))
+    a, b = _c(a, dtype), _c(b, dtype)
+    return _atan2(a, b) if jnp.issubdtype(dtype, jnp.inexact) else jnp.arctan2(a, b)
 
 
 @jax.custom_jvp
@@ -437,80 +431,6 @@ def frexp(x):
     mantissa, exponent = jnp.frexp(frozen)
     scale = jnp.exp2(-exponent.astype(x.dtype))
     return mantissa + (x - frozen) * scale, exponent.astype(jnp.int32)
-
-
-# ---------------------------------------------------------------- clamps
-
-@op("clamp", grad_fn="ClampBackward1", scalar_slots=False)
-def clamp(x, lo, hi, *, dtype):
-    # PyTorch's gradient is 1 on the closed interval [min, max] and 0 outside
-    x = _c(x, dtype)
-    clipped = x
-    inside = jnp.ones(x.shape, bool)
-    if lo is not None:
-        lo = _c(lo, dtype)
-        clipped = jnp.maximum(clipped, lo)
-        inside = inside & (x >= lo)
-    if hi is not None:
-        hi = _c(hi, dtype)
-        clipped = jnp.minimum(clipped, hi)
-        inside = inside & (x <= hi)
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        return clipped
-    return jnp.where(inside, x, lax.stop_gradient(clipped))
-
-
-@op("clamp_tensor", grad_fn="ClampBackward0")
-def clamp_tensor(x, lo, hi, *, dtype, has_lo, has_hi):
-    """``clamp`` with tensor bounds; an absent bound is passed as 0 with ``has_*`` False.
-
-    PyTorch routes the gradient to x where ``lo <= x <= hi``, to lo where ``x < lo < hi`` and
-    to hi where ``x > hi`` or ``hi < lo``; ``where`` does the routing here.
-    """
-    x = _c(x, dtype)
-    lo = _c(lo, dtype)
-    hi = _c(hi, dtype)
-    if has_lo and has_hi:
-        value = jnp.minimum(jnp.maximum(x, lo), hi)
-        x_in = (x >= lo) & (x <= hi)
-        to_lo = (x < lo) & (lo < hi)
-        to_hi = (x > hi) | (hi < lo)
-        return jnp.where(x_in, x, jnp.where(to_lo, lo, jnp.where(to_hi, hi, lax.stop_gradient(value))))
-    if has_lo:
-        return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
-    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
-
-
-def _clamp_one(x, bound, value, keep):
-    # x's gradient where it is kept (the bound is inclusive), the bound's elsewhere; NaN in x
-    # propagates through ``value``
-    return jnp.where(keep, x, jnp.where(jnp.isnan(x), lax.stop_gradient(value), bound))
-
-
-@op("clamp_min_tensor", grad_fn="ClampMinBackward1")
-def clamp_min_tensor(x, lo, *, dtype):
-    x, lo = _c(x, dtype), _c(lo, dtype)
-    return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
-
-
-@op("clamp_max_tensor", grad_fn="ClampMaxBackward1")
-def clamp_max_tensor(x, hi, *, dtype):
-    x, hi = _c(x, dtype), _c(hi, dtype)
-    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
-
-
-@op("clamp_min", grad_fn="ClampMinBackward0", scalar_slots=False)
-def clamp_min(x, lo, *, dtype):
-    x = _c(x, dtype)
-    lo = lax.stop_gradient(jnp.broadcast_to(_c(lo, dtype), x.shape))
-    return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
-
-
-@op("clamp_max", grad_fn="ClampMaxBackward0", scalar_slots=False)
-def clamp_max(x, hi, *, dtype):
-    x = _c(x, dtype)
-    hi = lax.stop_gradient(jnp.broadcast_to(_c(hi, dtype), x.shape))
-    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
 
 
 # ---------------------------------------------------------------- where, copies and fills

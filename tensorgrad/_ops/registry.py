@@ -92,17 +92,30 @@ def vjp_call(fn, mask, primals, cotangents):
     """The cotangents of ``fn`` at ``primals`` for the positions where ``mask`` is true.
 
     ``cotangents`` mirrors the output; a None entry stands for a zero cotangent (an unused
-    output, or an integer output that has none).
+    output, or an integer output that has none). The outputs of a multi-output op whose
+    cotangent is None are left out of the differentiated function, so that the derivative sees
+    them as PyTorch's undefined gradients, not as zeros: ``svd``'s gradient from the singular
+    values alone is finite at repeated values, where multiplying zeros into the vectors'
+    terms would give NaN.
     """
     idx = [i for i, m in enumerate(mask) if m]
+    used = None
+    if isinstance(cotangents, (tuple, list)):
+        used = tuple(k for k, c in enumerate(cotangents) if c is not None)
 
     def restricted(*diff):
         full = list(primals)
         for i, v in zip(idx, diff):
             full[i] = v
-        return fn(*full)
+        out = fn(*full)
+        return out if used is None else tuple(out[k] for k in used)
 
-    out, vjp_fn = jax.vjp(restricted, *[primals[i] for i in idx])
+    diff = [primals[i] for i in idx]
+    if used == ():
+        return tuple(jnp.zeros_like(d) for d in diff)
+    out, vjp_fn = jax.vjp(restricted, *diff)
+    if used is not None:
+        cotangents = tuple(cotangents[k] for k in used)
     return vjp_fn(fill_cotangents(out, cotangents))
 
 

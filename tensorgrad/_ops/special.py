@@ -6,8 +6,12 @@ Where PyTorch's derivative differs from JAX's at a special point, the op says so
 PyTorch's with ``jnp.where`` (which routes the gradient to the branch taken) or a custom JVP.
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
+import numpy as np
+import numpy.polynomial.polynomial as npoly
 from jax import lax
 from jax.scipy import special as jsp
 
@@ -27,13 +31,94 @@ def _unary(name, fn, saves="inputs", grad_fn=None):
 
 # ---------------------------------------------------------------- unary
 
+# ---------------------------------------------------------------- the gamma family
+
+def _cot_derivative(n):
+    """Coefficients (lowest first) of the polynomial ``P`` with ``d^n/dy^n cot(y) = P(cot(y))``
+    (from ``cot' = -(1 + cot²)``)."""
+    coeffs = np.array([0.0, 1.0])
+    for _ in range(n):
+        coeffs = -npoly.polymul(npoly.polyder(coeffs), [1.0, 0.0, 1.0])
+    return coeffs
+
+
+def _polygamma_value(n, x, own):
+    """``polygamma(n, x)`` with PyTorch's values at the poles and for negative ``x``.
+
+    JAX's series is right for ``x > 0`` only; below 0 the reflection formula
+    ``ψ⁽ⁿ⁾(x) = (-1)ⁿ ψ⁽ⁿ⁾(1 - x) - π dⁿ/dxⁿ cot(πx)`` gives it (cot read at the fractional
+    part of x, where it is accurate). PyTorch's poles: digamma is ``-inf`` at +0, ``+inf`` at
+    -0 and NaN at the negative integers; polygamma(n >= 2) is ``(-1)ⁿ⁺¹ inf`` at every
+    non-positive integer; trigamma reflects through ``π² / sin²(πx)``, which stays finite (and
+    huge) at the negative integers, as PyTorch's does. ``x`` is float64 (PyTorch computes in
+    double for float32 too), ``own`` the input in its own dtype, in which PyTorch's trigamma
+    takes its sine.
+    """
+    negative = x < 0
+    y = jnp.where(negative, 1 - x, x)
+    direct = jsp.digamma(y) if n == 0 else jsp.polygamma(n, y)
+    frac = x - jnp.trunc(x)
+    pi = jnp.asarray(np.pi, x.dtype)
+    if n == 1:
+        pi_own = jnp.asarray(np.pi, own.dtype)
+        reflection = (pi_own * pi_own / jnp.square(jnp.sin(pi_own * own))).astype(x.dtype)
+    else:
+        cot = jnp.cos(pi * frac) / jnp.sin(pi * frac)
+        reflection = -(pi ** (n + 1)) * npoly.polyval(cot, _cot_derivative(n).astype(x.dtype))
+    value = jnp.where(negative, (-1) ** n * direct + reflection, direct)
+    pole = (x == jnp.trunc(x)) & (x <= 0)
+    if n == 0:
+        at_pole = jnp.where(x == 0, jnp.copysign(jnp.asarray(jnp.inf, x.dtype), -x), jnp.nan)
+    elif n == 1:
+        at_pole = jnp.where(x == 0, jnp.inf, value)
+    else:
+        at_pole = jnp.full_like(x, jnp.inf if n % 2 else -jnp.inf)
+    return jnp.where(pole, at_pole, value)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _polygamma(n, x):
+    return _polygamma_value(n, x.astype(jnp.float64), x).astype(x.dtype)
+
+
+@_polygamma.defjvp
+def _polygamma_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _polygamma(n, x), _polygamma(n + 1, x) * t
+
+
+@jax.custom_jvp
+def _lgamma(x):
+    # in float64, as PyTorch's float32 lgamma is accurate near its zeros
+    return jsp.gammaln(x.astype(jnp.float64)).astype(x.dtype)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals, tangents):
+    # digamma, with its poles: -inf at +0, +inf at -0, NaN at the negative integers
+    (x,), (t,) = primals, tangents
+    return _lgamma(x), _polygamma(0, x) * t
+
+
+@jax.custom_jvp
+def _i0(x):
+    return jsp.i0(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    # i0' = i1 (0 at 0; JAX's rule gives 1 there)
+    (x,), (t,) = primals, tangents
+    return jsp.i0(x), jsp.i1(x) * t
+
+
 erf = _unary("erf", jax.scipy.special.erf)
 erfc = _unary("erfc", jax.scipy.special.erfc)
 erfinv = _unary("erfinv", jax.scipy.special.erfinv, saves="output")
-lgamma = _unary("lgamma", jax.scipy.special.gammaln)
-digamma = _unary("digamma", lambda x: jnp.where(x == 0, -jnp.inf, jax.scipy.special.digamma(x)))
+lgamma = _unary("lgamma", _lgamma)
+digamma = _unary("digamma", lambda x: _polygamma(0, x))
 sinc = _unary("sinc", jnp.sinc)
-i0 = _unary("i0", jsp.i0, grad_fn="I0Backward0")
+i0 = _unary("i0", _i0, grad_fn="I0Backward0")
 
 
 @jax.custom_jvp
@@ -59,6 +144,18 @@ i1e = _unary("special_i1e", jsp.i1e, grad_fn="SpecialI1EBackward0")
 erfcx = _unary("special_erfcx", jsp.erfcx, grad_fn="SpecialErfcxBackward0")
 
 
+@jax.custom_jvp
+def _logit(x):
+    return jnp.log(x / (1 - x))
+
+
+@_logit.defjvp
+def _logit_jvp(primals, tangents):
+    # PyTorch: grad / (x (1 - x)), +inf at 0 and at 1 (JAX's rule gives NaN there)
+    (x,), (t,) = primals, tangents
+    return _logit(x), t / (x * (1 - x))
+
+
 @op("logit")
 def logit(x, *, dtype, eps):
     x = _c(x, dtype)
@@ -67,17 +164,12 @@ def logit(x, *, dtype, eps):
         lo = jnp.asarray(eps, x.dtype)
         hi = jnp.asarray(1 - eps, x.dtype)
         x = jnp.where(x < lo, lax.stop_gradient(lo), jnp.where(x > hi, lax.stop_gradient(hi), x))
-    return jnp.log(x / (1 - x))
+    return _logit(x)
 
 
 @op("polygamma", scalar_slots=False)
 def polygamma(x, *, dtype, n):
-    x = _c(x, dtype)
-    if n == 0:
-        return jsp.digamma(x)
-    # the pole at 0 is +inf (odd n) or -inf (even n), as PyTorch
-    pole = jnp.asarray(jnp.inf if n % 2 else -jnp.inf, x.dtype)
-    return jnp.where(x == 0, pole, jsp.polygamma(n, x))
+    return _polygamma(n, _c(x, dtype))
 
 
 @op("mvlgamma")
