@@ -20,6 +20,10 @@ def _mT(x):
     return jnp.swapaxes(x, -1, -2)
 
 
+def _mH(a):
+    return jnp.conj(jnp.swapaxes(a, -1, -2))
+
+
 def _sym_grad(a):
     """``a`` unchanged, with the gradient that reaches it made symmetric."""
     sym = (a + _mT(a)) / 2
@@ -122,15 +126,39 @@ def _tolerance(s, shape, atol, rtol):
     return jnp.maximum(0.0 if atol is None else atol, rtol * smax)
 
 
+def _pinv_value(a, atol, rtol, hermitian):
+    if hermitian:
+        # PyTorch reads the lower triangle only
+        w, v = jnp.linalg.eigh(a, UPLO="L", symmetrize_input=False)
+        keep = jnp.abs(w) > _tolerance(jnp.abs(w), a.shape, atol, rtol)
+        inv_w = jnp.where(keep, 1 / jnp.where(keep, w, 1), 0)
+        return (v * inv_w[..., None, :]) @ _mH(v)
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    keep = s > _tolerance(s, a.shape, atol, rtol)
+    inv_s = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)
+    return _mH(vh) @ (inv_s[..., :, None] * _mH(u))
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _pinv(a, atol, rtol, hermitian):
+    return _pinv_value(a, atol, rtol, hermitian)
+
+
+@_pinv.defjvp
+def _pinv_jvp(atol, rtol, hermitian, primals, tangents):
+    """The pseudo-inverse's derivative at ``a`` itself (PyTorch's, whether or not ``a`` is the
+    Hermitian matrix its lower triangle stands for):
+    ``dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P``."""
+    (a,), (da,) = primals, tangents
+    p = _pinv(a, atol, rtol, hermitian)
+    ph, dah = _mH(p), _mH(da)
+    dp = -(p @ da @ p) + p @ ph @ (dah - dah @ a @ p) + (dah - p @ a @ dah) @ ph @ p
+    return p, dp
+
+
 @op("pinv", grad_fn="LinalgPinvBackward0")
 def pinv(a, *, atol, rtol, hermitian):
-    if atol is None:
-        r = jnp.finfo(a.dtype).eps * max(a.shape[-2:]) if rtol is None else rtol
-        return jnp.linalg.pinv(a, rtol=r, hermitian=hermitian)
-    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
-    keep = s > _tolerance(lax.stop_gradient(s), a.shape, atol, rtol)
-    inv_s = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)
-    return _mT(vh) @ (inv_s[..., :, None] * _mT(u))
+    return _pinv(a, atol, rtol, hermitian)
 
 
 @op("matrix_rank", differentiable=False)
@@ -140,20 +168,27 @@ def matrix_rank(a, *, atol, rtol, hermitian):
 
 
 @op("lstsq", grad_fn="LinalgLstsqBackward0")
-def lstsq(a, b, *, rcond, vector, with_residuals):
-    """``(solution, residuals)``: residuals are empty unless the driver computes them
-    (gelsd/gelss) and A is tall; NaN marks a rank-deficient A (the caller empties them)."""
+def lstsq(a, b, *, rcond, vector, residuals):
+    """``(solution, residuals)``. ``residuals`` says when the driver computes them for a tall A:
+    ``"always"`` (gels: from its QR factorization, even for a rank-deficient A),
+    ``"full_rank"`` (gelsd/gelss: NaN marks a rank-deficient A, and the caller empties them) or
+    ``"never"`` (gelsy); a wide or square A has none."""
     bm = b[..., None] if vector else b
     x = jnp.linalg.pinv(a, rtol=rcond) @ bm
     m, n = a.shape[-2:]
-    if with_residuals and m > n:
+    if residuals == "never" or m <= n:
+        return (x[..., 0] if vector else x), jnp.zeros((0,), a.dtype)
+    fitted = jnp.sum((a @ x - bm) ** 2, axis=-2)
+    if residuals == "always":
+        # what gels reports: the squared norm of the part of B outside span(Q[:, :n])
+        q = jnp.linalg.qr(lax.stop_gradient(a), mode="complete")[0]
+        outside = jnp.sum((_mH(q[..., n:]) @ lax.stop_gradient(bm)) ** 2, axis=-2)
+        fitted = outside + (fitted - lax.stop_gradient(fitted))
+    else:
         s = jnp.linalg.svd(lax.stop_gradient(a), compute_uv=False)
         rank = jnp.sum(s > rcond * jnp.max(s, axis=-1, keepdims=True), axis=-1)
-        residuals = jnp.sum((a @ x - bm) ** 2, axis=-2)
-        residuals = jnp.where(jnp.all(rank == n), residuals, jnp.nan)
-    else:
-        residuals = jnp.zeros((0,), a.dtype)
-    return (x[..., 0] if vector else x), residuals
+        fitted = jnp.where(jnp.all(rank == n), fitted, jnp.nan)
+    return (x[..., 0] if vector else x), fitted
 
 
 @op("lstsq_info", differentiable=False)
@@ -168,10 +203,6 @@ def lstsq_info(a, *, rcond, with_singular_values):
 
 def _tri(L, upper):
     return jnp.triu(L) if upper else jnp.tril(L)
-
-
-def _mH(a):
-    return jnp.conj(jnp.swapaxes(a, -1, -2))
 
 
 def _cho_solve(B, L, upper):
