@@ -46,18 +46,18 @@ def _extreme(pick, beats):
     return fn
 
 
-maximum = op("maximum")(_extreme(jnp.maximum, jnp.greater))
-minimum = op("minimum")(_extreme(jnp.minimum, jnp.less))
+maximum = op("maximum", saves={"a": "any", "b": "any"})(_extreme(jnp.maximum, jnp.greater))
+minimum = op("minimum", saves={"a": "any", "b": "any"})(_extreme(jnp.minimum, jnp.less))
 
 
-@op("fmax")
+@op("fmax", saves={"a": "any", "b": "any"})
 def fmax(a, b, *, dtype):
     # ties and NaN in b give the gradient to a, as PyTorch
     a, b = _c(a, dtype), _c(b, dtype)
     return jnp.where((a >= b) | jnp.isnan(b), a, b)
 
 
-@op("fmin")
+@op("fmin", saves={"a": "any", "b": "any"})
 def fmin(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     return jnp.where((a <= b) | jnp.isnan(b), a, b)
@@ -84,7 +84,7 @@ def clamp(x, lo, hi, *, dtype):
     return jnp.where(inside, x, lax.stop_gradient(clipped))
 
 
-@op("clamp_tensor", grad_fn="ClampBackward0")
+@op("clamp_tensor", grad_fn="ClampBackward0", saves={"x": "any", "lo": "any", "hi": "any"})
 def clamp_tensor(x, lo, hi, *, dtype, has_lo, has_hi):
     """``clamp`` with tensor bounds; an absent bound is passed as 0 with ``has_*`` False.
 
@@ -111,13 +111,13 @@ def _clamp_one(x, bound, value, keep):
     return jnp.where(keep, x, jnp.where(jnp.isnan(x), lax.stop_gradient(value), bound))
 
 
-@op("clamp_min_tensor", grad_fn="ClampMinBackward1")
+@op("clamp_min_tensor", grad_fn="ClampMinBackward1", saves={"x": "any", "lo": "any"})
 def clamp_min_tensor(x, lo, *, dtype):
     x, lo = _c(x, dtype), _c(lo, dtype)
     return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
 
 
-@op("clamp_max_tensor", grad_fn="ClampMaxBackward1")
+@op("clamp_max_tensor", grad_fn="ClampMaxBackward1", saves={"x": "any", "hi": "any"})
 def clamp_max_tensor(x, hi, *, dtype):
     x, hi = _c(x, dtype), _c(hi, dtype)
     return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)

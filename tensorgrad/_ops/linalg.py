@@ -37,18 +37,18 @@ def inv(a):
     return jnp.linalg.inv(a)
 
 
-@op("det", grad_fn="LinalgDetBackward0")
+@op("det", grad_fn="LinalgDetBackward0", saves={"a": "any", "out": "any"})
 def det(a):
     return jnp.linalg.det(a)
 
 
-@op("slogdet", grad_fn="LinalgSlogdetBackward0")
+@op("slogdet", grad_fn="LinalgSlogdetBackward0", saves={"a": "any", "out0": "any"})
 def slogdet(a):
     sign, logabs = jnp.linalg.slogdet(a)
     return lax.stop_gradient(sign), logabs
 
 
-@op("solve", grad_fn="LinalgSolveExBackward0")
+@op("solve", grad_fn="LinalgSolveExBackward0", saves={"a": "any", "out": "any"})
 def solve(a, b, *, left, vector):
     if not left:
         a = _mT(a)
@@ -61,7 +61,7 @@ def solve(a, b, *, left, vector):
     return out if left or vector else _mT(out)
 
 
-@op("solve_triangular", grad_fn="LinalgSolveTriangularBackward0")
+@op("solve_triangular", grad_fn="LinalgSolveTriangularBackward0", saves={"a": "any", "out": "any"})
 def solve_triangular(a, b, *, upper, left, unitriangular):
     batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = jnp.broadcast_to(a, batch + a.shape[-2:])
@@ -85,14 +85,14 @@ def cholesky(a, *, upper):
     return _mT(lower) if upper else lower
 
 
-@op("qr", grad_fn="LinalgQrBackward0")
+@op("qr", grad_fn="LinalgQrBackward0", saves={"out0": "any", "out1": "any"})
 def qr(a, *, mode):
     if mode == "r":
         return jnp.zeros(a.shape[:-2] + (0,), a.dtype), jnp.linalg.qr(a, mode="r")
     return tuple(jnp.linalg.qr(a, mode=mode))
 
 
-@op("svd", grad_fn="LinalgSvdBackward0")
+@op("svd", grad_fn="LinalgSvdBackward0", saves={"out0": "any", "out1": "any", "out2": "any"})
 def svd(a, *, full_matrices):
     u, s, vh = jnp.linalg.svd(a, full_matrices=False)
     if not full_matrices or a.shape[-1] == a.shape[-2]:
@@ -103,18 +103,18 @@ def svd(a, *, full_matrices):
     return (jnp.concatenate([u, uf[..., k:]], axis=-1), s, jnp.concatenate([vh, vhf[..., k:, :]], axis=-2))
 
 
-@op("svdvals", grad_fn="LinalgSvdBackward0")
+@op("svdvals", grad_fn="LinalgSvdBackward0", saves={"out": "any"})
 def svdvals(a):
     return jnp.linalg.svd(a, compute_uv=False)
 
 
-@op("eigh", grad_fn="LinalgEighBackward0")
+@op("eigh", grad_fn="LinalgEighBackward0", saves={"out0": "any", "out1": "any"})
 def eigh(a, *, upper):
     w, v = jnp.linalg.eigh(_sym_grad(a), UPLO="U" if upper else "L", symmetrize_input=False)
     return w, v
 
 
-@op("eigvalsh", grad_fn="LinalgEighBackward0")
+@op("eigvalsh", grad_fn="LinalgEighBackward0", saves={"out": "any"})
 def eigvalsh(a, *, upper):
     return eigh.fn(a, upper=upper)[0]
 
@@ -156,7 +156,7 @@ def _pinv_jvp(atol, rtol, hermitian, primals, tangents):
     return p, dp
 
 
-@op("pinv", grad_fn="LinalgPinvBackward0")
+@op("pinv", grad_fn="LinalgPinvBackward0", saves={"a": "any", "out": "any"})
 def pinv(a, *, atol, rtol, hermitian):
     return _pinv(a, atol, rtol, hermitian)
 
@@ -167,7 +167,7 @@ def matrix_rank(a, *, atol, rtol, hermitian):
     return jnp.sum(s > _tolerance(s, a.shape, atol, rtol), axis=-1).astype(jnp.int64)
 
 
-@op("lstsq", grad_fn="LinalgLstsqBackward0")
+@op("lstsq", grad_fn="LinalgLstsqBackward0", saves={"a": "any", "b": "any", "out0": "any"})
 def lstsq(a, b, *, rcond, vector, residuals):
     """``(solution, residuals)``. ``residuals`` says when the driver computes them for a tall A:
     ``"always"`` (gels: from its QR factorization, even for a rank-deficient A),
@@ -236,7 +236,7 @@ def _cholesky_solve_bwd(upper, res, g):
 _cholesky_solve.defvjp(_cholesky_solve_fwd, _cholesky_solve_bwd)
 
 
-@op("cholesky_solve", grad_fn="CholeskySolveBackward0")
+@op("cholesky_solve", grad_fn="CholeskySolveBackward0", saves={"B": "any", "L": "any", "out": "any"})
 def cholesky_solve(B, L, *, upper):
     return _cholesky_solve(B, L, upper)
 
@@ -266,7 +266,7 @@ def _cholesky_inverse_bwd(upper, res, g):
 _cholesky_inverse.defvjp(_cholesky_inverse_fwd, _cholesky_inverse_bwd)
 
 
-@op("cholesky_inverse", grad_fn="CholeskyInverseBackward0")
+@op("cholesky_inverse", grad_fn="CholeskyInverseBackward0", saves={"L": "any", "out": "any"})
 def cholesky_inverse(L, *, upper):
     return _cholesky_inverse(L, upper)
 

@@ -42,12 +42,12 @@ def mean_dim(x, *, dims, keepdim, dtype):
     return jnp.mean(x.astype(dtype), axis=dims, keepdims=keepdim)
 
 
-@op("prod")
+@op("prod", saves={"x": "any", "out": "any"})
 def prod(x, *, dtype):
     return jnp.prod(x, dtype=dtype)
 
 
-@op("prod_dim", grad_fn="ProdBackward1")
+@op("prod_dim", grad_fn="ProdBackward1", saves={"x": "any", "out": "any"})
 def prod_dim(x, *, dim, keepdim, dtype):
     if x.ndim == 0:
         return x.astype(dtype)      # dim 0 (or -1) of a 0-d tensor is the tensor itself
@@ -56,28 +56,28 @@ def prod_dim(x, *, dim, keepdim, dtype):
 
 # ---------------------------------------------------------------- extrema
 
-@op("max", grad_fn="MaxBackward1")
+@op("max", grad_fn="MaxBackward1", saves={"x": "any", "out": "any"})
 def max_all(x):
     # JAX's reduce_max shares the gradient evenly among ties, as PyTorch's full max does
     return jnp.max(x)
 
 
-@op("min", grad_fn="MinBackward1")
+@op("min", grad_fn="MinBackward1", saves={"x": "any", "out": "any"})
 def min_all(x):
     return jnp.min(x)
 
 
-@op("amax")
+@op("amax", saves={"x": "any", "out": "any"})
 def amax(x, *, dims, keepdim):
     return jnp.max(x, axis=dims, keepdims=keepdim)
 
 
-@op("amin")
+@op("amin", saves={"x": "any", "out": "any"})
 def amin(x, *, dims, keepdim):
     return jnp.min(x, axis=dims, keepdims=keepdim)
 
 
-@op("aminmax", grad_fn="AminmaxBackward0")
+@op("aminmax", grad_fn="AminmaxBackward0", saves={"x": "any", "out0": "any", "out1": "any"})
 def aminmax(x, *, dim, keepdim):
     # jnp.min/max share the gradient evenly among ties, as PyTorch's aminmax does
     return jnp.min(x, axis=dim, keepdims=keepdim), jnp.max(x, axis=dim, keepdims=keepdim)
@@ -93,14 +93,14 @@ def _extreme_dim(x, dim, keepdim, arg):
     return values, idx.astype(jnp.int64)
 
 
-@op("max_dim", grad_fn="MaxBackward0")
+@op("max_dim", grad_fn="MaxBackward0", saves={"out1": "any"})
 def max_dim(x, *, dim, keepdim):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
     return _extreme_dim(x, dim, keepdim, jnp.argmax)
 
 
-@op("min_dim", grad_fn="MinBackward0")
+@op("min_dim", grad_fn="MinBackward0", saves={"out1": "any"})
 def min_dim(x, *, dim, keepdim):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
@@ -186,30 +186,30 @@ def _axes(dims, ndim):
     return tuple(range(ndim)) if dims is None else tuple(d % ndim for d in dims)
 
 
-@op("norm", grad_fn="LinalgVectorNormBackward0", saves="output")
+@op("norm", grad_fn="LinalgVectorNormBackward0", saves={"x": "any", "out": "any"})
 def vector_norm(x, *, p, dims, keepdim, dtype):
     return _norm_impl(x.astype(dtype), p, dims, keepdim)
 
 
-@op("norm_dim", grad_fn="NormBackward1", saves="output")
+@op("norm_dim", grad_fn="NormBackward1", saves={"x": "any", "out": "any"})
 def norm_dim(x, *, p, dims, keepdim):
     """``at::norm(x, p, dims)``, which distances record (gradient 0 where the norm is 0)."""
     return _norm_impl(x, p, dims, keepdim)
 
 
-@op("dist", grad_fn="DistBackward0")
+@op("dist", grad_fn="DistBackward0", saves={"a": "any", "b": "any", "out": "any"})
 def dist(a, b, *, p, dtype):
     # PyTorch's gradient is norm_backward's at the difference
     return _norm_impl(jnp.asarray(a, dtype) - jnp.asarray(b, dtype), p, None, False)
 
 
-@op("cdist")
+@op("cdist", saves={"x1": "any", "x2": "any", "out": "any"}, grad_reads=("x1", "x2"))
 def cdist(x1, x2, *, p):
     diff = x1[..., :, None, :] - x2[..., None, :, :]
     return _cdist_pnorm(diff, p)
 
 
-@op("pdist", grad_fn="PdistBackward0")
+@op("pdist", grad_fn="PdistBackward0", saves={"x": "any", "out": "any"}, grad_reads=("x",))
 def pdist(x, *, p):
     """The ``p``-norm distances between the rows ``i < j`` of a matrix, in row-major order."""
     i, j = np.triu_indices(x.shape[0], 1)
@@ -268,12 +268,12 @@ def _std(x, dims, correction, keepdim):
     return _std_of_var(jnp.var(x, axis=dims, ddof=correction, keepdims=keepdim))
 
 
-@op("std")
+@op("std", saves={"x": "any", "out": "any"})
 def std(x, *, dims, correction, keepdim):
     return _std(x, dims, correction, keepdim)
 
 
-@op("std_mean", grad_fn="StdMeanBackward0")
+@op("std_mean", grad_fn="StdMeanBackward0", saves={"x": "any", "out0": "any"})
 def std_mean(x, *, dims, correction, keepdim):
     return _std(x, dims, correction, keepdim), jnp.mean(x, axis=dims, keepdims=keepdim)
 
@@ -284,7 +284,7 @@ def var_mean(x, *, dims, correction, keepdim):
             jnp.mean(x, axis=dims, keepdims=keepdim))
 
 
-@op("logsumexp")
+@op("logsumexp", saves={"x": "any", "out": "any"})
 def logsumexp(x, *, dims, keepdim):
     return jax.scipy.special.logsumexp(x, axis=dims, keepdims=keepdim)
 

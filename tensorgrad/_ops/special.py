@@ -114,7 +114,7 @@ def _i0_jvp(primals, tangents):
 
 erf = _unary("erf", jax.scipy.special.erf)
 erfc = _unary("erfc", jax.scipy.special.erfc)
-erfinv = _unary("erfinv", jax.scipy.special.erfinv, saves="output")
+erfinv = _unary("erfinv", jax.scipy.special.erfinv, saves={"x": "any"})
 lgamma = _unary("lgamma", _lgamma)
 digamma = _unary("digamma", lambda x: _polygamma(0, x))
 sinc = _unary("sinc", jnp.sinc)
@@ -136,12 +136,12 @@ def _entr_jvp(primals, tangents):
 
 
 entr = _unary("special_entr", _entr, grad_fn="SpecialEntrBackward0")
-ndtri = _unary("special_ndtri", jsp.ndtri, grad_fn="SpecialNdtriBackward0")
-log_ndtr = _unary("special_log_ndtr", jsp.log_ndtr, grad_fn="SpecialLogNdtrBackward0")
-i0e = _unary("special_i0e", jsp.i0e, grad_fn="SpecialI0EBackward0")
-i1 = _unary("special_i1", jsp.i1, grad_fn="SpecialI1Backward0")
-i1e = _unary("special_i1e", jsp.i1e, grad_fn="SpecialI1EBackward0")
-erfcx = _unary("special_erfcx", jsp.erfcx, grad_fn="SpecialErfcxBackward0")
+ndtri = _unary("special_ndtri", jsp.ndtri, grad_fn="SpecialNdtriBackward0", saves={"out": "any"})
+log_ndtr = _unary("special_log_ndtr", jsp.log_ndtr, grad_fn="SpecialLogNdtrBackward0", saves={"x": "any", "out": "any"})
+i0e = _unary("special_i0e", jsp.i0e, grad_fn="SpecialI0EBackward0", saves={"x": "any", "out": "any"})
+i1 = _unary("special_i1", jsp.i1, grad_fn="SpecialI1Backward0", saves={"x": "any", "out": "any"})
+i1e = _unary("special_i1e", jsp.i1e, grad_fn="SpecialI1EBackward0", saves={"x": "any", "out": "any"})
+erfcx = _unary("special_erfcx", jsp.erfcx, grad_fn="SpecialErfcxBackward0", saves={"x": "any", "out": "any"})
 
 
 @jax.custom_jvp
@@ -201,17 +201,17 @@ def x_times_log(log, log_denominator):
 _xlogy = x_times_log(jnp.log, lambda y: y)
 
 
-@op("xlogy")
+@op("xlogy", saves={"a": "any", "b": "any"})
 def xlogy(a, b, *, dtype):
     return _xlogy(_c(a, dtype), _c(b, dtype))
 
 
-@op("xlogy_scalar_self", grad_fn="XlogyBackward1", scalar_slots=False)
+@op("xlogy_scalar_self", grad_fn="XlogyBackward1", scalar_slots=False, saves={"b": "any"})
 def xlogy_scalar_self(b, a, *, dtype):
     return _xlogy(_c(a, dtype), _c(b, dtype))
 
 
-@op("xlogy_scalar_other", grad_fn="XlogyBackward2", scalar_slots=False)
+@op("xlogy_scalar_other", grad_fn="XlogyBackward2", scalar_slots=False, saves={"a": "any"})
 def xlogy_scalar_other(a, b, *, dtype):
     return _xlogy(_c(a, dtype), _c(b, dtype))
 
@@ -219,16 +219,16 @@ def xlogy_scalar_other(a, b, *, dtype):
 _xlog1py = x_times_log(jnp.log1p, lambda y: 1 + y)
 
 
-@op("special_xlog1py", grad_fn="SpecialXlog1PyBackward0")
+@op("special_xlog1py", grad_fn="SpecialXlog1PyBackward0", saves={"a": "any", "b": "any"})
 def xlog1py(a, b, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
 
 
-@op("special_xlog1py_scalar_self", grad_fn="SpecialXlog1PyBackward1", scalar_slots=False)
+@op("special_xlog1py_scalar_self", grad_fn="SpecialXlog1PyBackward1", scalar_slots=False, saves={"b": "any"})
 def xlog1py_scalar_self(b, a, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
 
 
-@op("special_xlog1py_scalar_other", grad_fn="SpecialXlog1PyBackward2", scalar_slots=False)
+@op("special_xlog1py_scalar_other", grad_fn="SpecialXlog1PyBackward2", scalar_slots=False, saves={"a": "any"})
 def xlog1py_scalar_other(a, b, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
