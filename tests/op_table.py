@@ -1734,7 +1734,44 @@ BREADTH_KINKS = [
     Kink("index_fill_tensor_value", lambda m, x, v: x.index_fill(0, m.tensor([0, 2]), v), ([1.0, 2.0, 3.0], 5.0),
          ([0.0, 1.0, 0.0], 2.0)),
 ]
-KINKS = KINKS + BREADTH_KINKS
+# Gradients at ordinary points that once came out NaN or wrong (issue #11): constant values
+# under std, atan2 at the origin, i0 at 0, logit and the gamma family at their poles, and the
+# vector and matrix norms of every order at zero vectors and zero entries.
+POINT_KINKS = [
+    Kink("std_constant", lambda m, x: x.std(), ([2.0, 2.0, 2.0],), ([0.0, 0.0, 0.0],)),
+    Kink("std_dim_constant_row", lambda m, x: x.std(1), ([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]],),
+         ([[0.0, 0.0, 0.0], [-0.4364357590675354, -0.10910891741514206, 0.5455447435379028]],), tol=(1e-6, 0)),
+    Kink("std_mean_constant", lambda m, x: m.stack(m.std_mean(x)), ([2.0, 2.0],), ([0.5, 0.5],)),
+    Kink("atan2_at_origin", lambda m, x, y: m.atan2(x, y), ([0.0, 1.0], [0.0, 1.0]), ([0.0, 0.5], [-0.0, -0.5])),
+    Kink("i0_at_0", lambda m, x: m.special.i0(x), ([0.0, 1.0],), ([0.0, 0.5651590824127197],), tol=(1e-6, 0)),
+    Kink("logit_at_0_and_1", lambda m, x: m.logit(x), ([0.0, 1.0, 0.5],), ([INF, INF, 4.0],)),
+    Kink("lgamma_at_poles", lambda m, x: m.lgamma(x), ([0.0, -0.0, -1.0, 2.5],),
+         ([-INF, INF, NAN, 0.7031567692756653],), tol=(1e-6, 0)),
+    # trigamma at -1 is huge and finite (PyTorch's sin(pi x) is not exactly 0 there)
+    Kink("digamma_at_poles", lambda m, x: m.digamma(x), ([0.0, -0.0, -1.0, -2.5],),
+         ([INF, INF, 1291369695936512.0, 9.539247512817383],), tol=(1e-6, 0)),
+    Kink("polygamma_negative", lambda m, x: m.polygamma(1, x), ([-8.3, -0.5],),
+         ([68.82452392578125, -0.8287966251373291],), tol=(1e-6, 0)),
+    Kink("maximum_unselected_gets_0", lambda m, x, y: m.maximum(x, y), ([1.0, 2.0, 3.0], [2.0, 2.0, 1.0]),
+         ([0.0, 0.5, 1.0], [1.0, 0.5, 0.0])),
+    Kink("vector_norm_1_at_0", lambda m, x: m.linalg.vector_norm(x, 1), ([0.0, 0.0],), ([0.0, 0.0],)),
+    Kink("vector_norm_half_zero_entry", lambda m, x: m.linalg.vector_norm(x, 0.5), ([0.0, 4.0, 1.0],),
+         ([0.0, 1.5, 3.0],)),
+    Kink("vector_norm_3_at_0", lambda m, x: m.linalg.vector_norm(x, 3), ([0.0, 0.0],), ([0.0, 0.0],)),
+    Kink("vector_norm_inf_at_0", lambda m, x: m.linalg.vector_norm(x, INF), ([0.0, 0.0],), ([0.0, 0.0],)),
+    Kink("vector_norm_neg_inf_zero_entry", lambda m, x: m.linalg.vector_norm(x, -INF), ([0.0, 3.0, -4.0],),
+         ([0.0, 0.0, -0.0],)),
+    Kink("vector_norm_neg_1_zero_entry", lambda m, x: m.linalg.vector_norm(x, -1), ([0.0, 3.0, -4.0],),
+         ([0.0, 0.0, -0.0],)),
+    Kink("dist_1_equal_entry", lambda m, x, y: m.dist(x, y, 1), ([1.0, 2.0], [1.0, 3.0]), ([0.0, -1.0], [-0.0, 1.0])),
+    Kink("matrix_norm_nuc_at_0", lambda m, x: m.linalg.matrix_norm(x, "nuc"), ([[0.0, 0.0], [0.0, 0.0]],),
+         ([[1.0, 0.0], [0.0, 1.0]],)),
+    Kink("matrix_norm_2_at_0", lambda m, x: m.linalg.matrix_norm(x, 2), ([[0.0, 0.0], [0.0, 0.0]],),
+         ([[0.5, 0.0], [0.0, 0.5]],)),
+    Kink("matrix_norm_inf_zero_entry", lambda m, x: m.linalg.matrix_norm(x, INF), ([[0.0, 1.0], [0.0, 2.0]],),
+         ([[0.0, 0.0], [0.0, 1.0]],)),
+]
+KINKS = KINKS + BREADTH_KINKS + POINT_KINKS
 
 
 def _fixed(*arrays, grad=True):

@@ -9,6 +9,7 @@ tensor).
 
 from .. import _dtype
 from .._ops import comparison as CMP
+from .._ops import clamps as CL
 from .._ops import elementwise as E
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
@@ -52,11 +53,11 @@ def _nan_extreme(op, name):
     return extreme
 
 
-fmax = _nan_extreme(E.fmax, "fmax")
+fmax = _nan_extreme(CL.fmax, "fmax")
 declare("fmax", method=True, out=True)(fmax)
 
 
-fmin = _nan_extreme(E.fmin, "fmin")
+fmin = _nan_extreme(CL.fmin, "fmin")
 declare("fmin", method=True, out=True)(fmin)
 
 
@@ -216,10 +217,10 @@ def clamp_min(input, min):
     min = as_operand(min)
     d = result_type(input, min)
     if isinstance(min, Tensor):
-        return apply(E.clamp_min_tensor, (input, min), (d.np,))
+        return apply(CL.clamp_min_tensor, (input, min), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_min_scalar", d)
-    return apply(E.clamp_min, (input, min), (d.np,))
+    return apply(CL.clamp_min, (input, min), (d.np,))
 
 
 @declare("clamp_max", method=True, inplace=True, out=True)
@@ -228,10 +229,10 @@ def clamp_max(input, max):
     max = as_operand(max)
     d = result_type(input, max)
     if isinstance(max, Tensor):
-        return apply(E.clamp_max_tensor, (input, max), (d.np,))
+        return apply(CL.clamp_max_tensor, (input, max), (d.np,))
     if d is _dtype.bool_:
         raise _not_implemented("clamp_max_scalar", d)
-    return apply(E.clamp_max, (input, max), (d.np,))
+    return apply(CL.clamp_max, (input, max), (d.np,))
 
 
 @declare(method=("__rrshift__",))

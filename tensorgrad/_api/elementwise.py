@@ -3,6 +3,7 @@ round, clamp and where.
 """
 
 from .. import _dtype
+from .._ops import clamps as CL
 from .._ops import elementwise as E
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
@@ -133,13 +134,13 @@ def pow(input, exponent):
 @declare("maximum", method=True, inplace=True, out=True)
 def maximum(input, other):
     _tensor_other("maximum", other)
-    return _binary(E.maximum, input, other)
+    return _binary(CL.maximum, input, other)
 
 
 @declare("minimum", method=True, inplace=True, out=True)
 def minimum(input, other):
     _tensor_other("minimum", other)
-    return _binary(E.minimum, input, other)
+    return _binary(CL.minimum, input, other)
 
 
 @declare("arctan2", "atan2", method=True, inplace=True, out=True)
@@ -361,10 +362,10 @@ def clamp(input, min=None, max=None):
         if d is _dtype.bool_ and min is not None and max is not None:
             raise _not_implemented("clamp_cpu", d)  # one bool bound is accepted, two are not
         # ClampBackward0: an absent bound is passed as 0 and gets an empty next_functions slot
-        return apply(E.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
+        return apply(CL.clamp_tensor, (input, 0 if min is None else min, 0 if max is None else max),
                      (d.np, min is not None, max is not None))
     d = result_type(input, *(v for v in (min, max) if v is not None))
-    return apply(E.clamp, (input, min, max), (d.np,))
+    return apply(CL.clamp, (input, min, max), (d.np,))
 
 
 clip = clamp

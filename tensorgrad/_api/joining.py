@@ -36,6 +36,9 @@ def _join(op, tensors, dim, name):
 @declare("cat", "concat", "concatenate", out=True)
 def cat(tensors, dim=0):
     tensors, d = _join(S.cat, tensors, dim, "torch.cat")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
     ref = kept[0] if kept else tensors[0]
     nd = ref.ndim

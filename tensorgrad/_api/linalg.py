@@ -299,6 +299,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+# when each CPU driver reports residuals (for a tall A)
+_RESIDUALS = {"gels": "always", "gelsy": "never", "gelsd": "full_rank", "gelss": "full_rank"}
 
 
 @declare("linalg.lstsq", out=True)
@@ -322,7 +324,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     r = _tol(rcond)
     if r is None or r < 0:
         r = float(np.finfo(A.dtype.np).eps) * builtins.max(A.shape[-2:])
-    sol, residuals = apply(LD.lstsq, (A, B), (r, vector, driver in ("gelsd", "gelss")))
+    sol, residuals = apply(LD.lstsq, (A, B), (r, vector, _RESIDUALS[driver]))
     rank, sv = apply(LD.lstsq_info, (A.detach(),), (r, driver in ("gelsd", "gelss")))
     if driver == "gels":
         rank = _wrap(rank._data.reshape(-1)[:0])
@@ -342,9 +344,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if x.dtype.kind < _dtype.FLOAT or d.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{x.dtype.c_name}")
-    if ord < 0 and x.numel() == 0:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                           "operation does not have an identity")
     return _norm(x, p=float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
 
 

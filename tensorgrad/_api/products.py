@@ -289,16 +289,18 @@ def tensordot(a, b, dims=2):
 def kron(input, other):
     """The Kronecker product (``UnsafeViewBackward0`` over ``MulBackward0``, as PyTorch)."""
     nd = builtins.max(input.ndim, other.ndim)
-    a = S.reshape(input, (1,) * (nd - input.ndim) + tuple(input.shape))
-    b = S.reshape(other, (1,) * (nd - other.ndim) + tuple(other.shape))
+    a_dims = (1,) * (nd - input.ndim) + tuple(input.shape)
+    b_dims = (1,) * (nd - other.ndim) + tuple(other.shape)
     a_shape = []
     b_shape = []
-    for sa, sb in zip(a.shape, b.shape):
+    for sa, sb in zip(a_dims, b_dims):
         a_shape += [sa, 1]
         b_shape += [1, sb]
-    prod = S.reshape(a, tuple(a_shape)) * S.reshape(b, tuple(b_shape))
-    shape = tuple(sa * sb for sa, sb in zip(a.shape, b.shape))
-    return apply(SH.reshape_copy, (prod,), (shape,))
+    # PyTorch's operands are _unsafe_view copies: the product keeps them, not the inputs
+    a = apply(SH.reshape_copy, (input,), (tuple(a_shape),))
+    b = apply(SH.reshape_copy, (other,), (tuple(b_shape),))
+    shape = tuple(sa * sb for sa, sb in zip(a_dims, b_dims))
+    return apply(SH.reshape_copy, (a * b,), (shape,))
 
 
 @declare("linalg.multi_dot", out=True)

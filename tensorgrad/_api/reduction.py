@@ -7,6 +7,7 @@ the graph has PyTorch's nodes.
 """
 
 import builtins
+import math
 import numbers
 import warnings
 
@@ -200,7 +201,26 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {d.c_name}")
+    _check_norm_identity(input.shape, float(p), dim)
     return apply(R.vector_norm, (input,), (float(p), _dims(dim, input.ndim), keepdim, d.to_real().np))
+
+
+def _check_norm_identity(shape, p, dim):
+    """The ``inf`` and negative norms have no value over an empty set (PyTorch's message, which
+    names the first empty dim as given)."""
+    if not (p < 0 or p == float("inf")):
+        return
+    where = None
+    if dim is None or (not isinstance(dim, (int, np.integer)) and len(dim) == 0):
+        if math.prod(shape) == 0:
+            where = "an empty tensor because the operation"
+    else:
+        for d in (dim,) if isinstance(dim, (int, np.integer)) else dim:
+            if shape and shape[_wrap_dim(int(d), len(shape))] == 0:
+                where = f"the dimension {d}because this dimension is empty and the operation"
+                break
+    if where is not None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on {where} does not have an identity")
 
 
 @declare("logsumexp", method=True, out=True)
@@ -320,7 +340,7 @@ def dist(input, other, p=2):
     d = result_type(input, other)
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {d.c_name} instead.")
-    broadcast_shapes(input.shape, other.shape)
+    _check_norm_identity(broadcast_shapes(input.shape, other.shape), float(p), None)
     return apply(R.dist, (input, other), (float(p), d.np))
 
 

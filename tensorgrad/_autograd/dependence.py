@@ -2,10 +2,13 @@
 
 The engine uses it when it records a backward (``create_graph``): an input that the VJP does
 not read is passed as a constant, so a gradient that no longer depends on the inputs does not
-require grad, as in PyTorch (``d/dx (x * 2)`` is a plain ``2``).
+require grad, as in PyTorch (``d/dx (x * 2)`` is a plain ``2``). Reading an input through a
+boolean or integer value (a mask) does not count, as such tensors never require grad in
+PyTorch (``d/dx clamp(x, 0, 1)`` is a masked copy of the incoming gradient).
 """
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.extend import core as jcore
 
@@ -15,11 +18,15 @@ _CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
 def depends_on(fn, args):
     """A tuple of bools: does any output of ``fn(*args)`` depend on ``args[i]``?"""
+    hit = frozenset().union(*reaches(fn, args))
+    return tuple(i in hit for i in range(len(args)))
+
+
+def reaches(fn, args):
+    """Per output leaf of ``fn(*args)``, the frozenset of the ``args`` indices it depends on."""
     closed = jax.make_jaxpr(fn)(*args)
     counts = [len(jax.tree_util.tree_leaves(a)) for a in args]
-    hit = frozenset().union(*_reach_each(closed.jaxpr, [frozenset([i]) for i, c in enumerate(counts)
-                                                        for _ in range(c)]))
-    return tuple(i in hit for i in range(len(args)))
+    return tuple(_reach_each(closed.jaxpr, [frozenset([i]) for i, c in enumerate(counts) for _ in range(c)]))
 
 
 def _reach_each(jaxpr, in_sets):
@@ -43,8 +50,13 @@ def _reach_each(jaxpr, in_sets):
                 sets.append(labels.get(v, frozenset()))
                 values.append(known.get(v, _UNKNOWN))
         inner = _sub_jaxpr(eqn)
+        branches = eqn.params.get("branches") if eqn.primitive.name == "cond" else None
         if inner is not None and len(inner.invars) == len(sets):
             outs = _reach_each(inner, sets)
+        elif branches is not None:
+            # the branch index is an integer; each output reaches what it reaches in some branch
+            per_branch = [_reach_each(b.jaxpr, sets[1:]) for b in branches]
+            outs = [frozenset().union(*hits) for hits in zip(*per_branch)]
         elif _is_power_zero(eqn, values):
             outs = [frozenset()] * len(eqn.outvars)
         else:
@@ -57,11 +69,19 @@ def _reach_each(jaxpr, in_sets):
                 except Exception:  # noqa: BLE001 - a value we cannot fold is simply not known
                     pass
         for var, s in zip(eqn.outvars, outs):
-            labels[var] = s
+            labels[var] = s if _carries_gradient(var) else frozenset()
     return [frozenset() if isinstance(v, jcore.Literal) else labels.get(v, frozenset()) for v in jaxpr.outvars]
 
 
 _UNKNOWN = object()
+
+
+def _carries_gradient(var):
+    """A boolean or integer value (a comparison's mask, an argmax) does not require grad in
+    PyTorch, so a result reaches an input through it only as a constant: ``where(x > 0, g, 0)``
+    does not depend on x, ``g * sign(x)`` does."""
+    dtype = getattr(var.aval, "dtype", None)
+    return dtype is None or jnp.issubdtype(dtype, jnp.inexact)
 
 
 def _is_power_zero(eqn, values):

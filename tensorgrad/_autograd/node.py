@@ -130,6 +130,7 @@ class OpNode(Node):
     """The node of one recorded op call."""
 
     saved = None        # ((tensor, version_holder, version), ...) checked before backward
+    holds = True        # keeps something for backward (freed after a backward without retain_graph)
     freed = False
     out_checks = None   # ((output_nr, version_holder, version), ...)
 
@@ -169,7 +170,7 @@ class OpNode(Node):
         return out
 
     def _release(self):
-        if self.op.saves != "none":
+        if self.holds:
             self.primals = None
             self.freed = True
 

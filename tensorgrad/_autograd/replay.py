@@ -10,11 +10,12 @@ Tensor.
 import jax
 import jax.numpy as jnp
 
-from .dependence import depends_on
+from .dependence import reaches
 from .._ops.registry import OpDef, vjp_call
 
 _BACKWARD_OPS = {}
 _DEPENDS = {}
+_READS = {}     # backward op -> {primal: the primals its gradient reads} (the forward op's ``grad_reads``)
 
 
 def backward_op(node):
@@ -32,30 +33,44 @@ def backward_op(node):
 
         bop = OpDef(node.op.name + "_backward", backward_fn, node.op.grad_fn + "Backward", scalar_slots=False)
         _BACKWARD_OPS[key] = bop
+        _READS[bop] = node.op.grad_reads
     return bop
 
 
 def primal_dependence(bop, primals, cts, mask):
-    """For each primal, whether the backward's result depends on it.
+    """Which of the backward's inputs each of its results depends on.
 
-    A linear op's VJP does not read its input (``x * 2`` gives ``2 * ct``), so, as in PyTorch,
-    a create_graph gradient that does not depend on any input does not require grad.
+    Returns ``(depends, reach)``: ``depends[i]`` says whether some result depends on primal i;
+    ``reach[k]`` is the set of positions among ``primals + cts`` that result k depends on. A
+    linear op's VJP does not read its input (``x * 2`` gives ``2 * ct``), so, as in PyTorch, a
+    create_graph gradient that depends on no input that requires grad does not require grad;
+    each input's gradient is judged on its own (``remainder``'s gradient for ``a`` is the
+    incoming gradient itself, whatever ``b``'s reads). The primals named in the forward op's
+    ``grad_reads`` count as read.
     """
     key = (bop, tuple(jax.tree_util.tree_map(lambda a: (jnp.shape(a), jnp.result_type(a)), list(primals))),
            tuple(c is None for c in cts))
     found = _DEPENDS.get(key)
     if found is None:
         idx = [i for i, m in enumerate(mask) if m]
+        ct_idx = [j for j, c in enumerate(cts) if c is not None]
+        n = len(primals)
 
         def of_masked(*diff):
             full = list(primals)
             for i, v in zip(idx, diff):
                 full[i] = v
-            return bop.fn(*full, *cts)
+            ct_full = list(cts)
+            for j, v in zip(ct_idx, diff[len(idx):]):
+                ct_full[j] = v
+            return bop.fn(*full, *ct_full)
 
-        hits = depends_on(of_masked, [primals[i] for i in idx])
-        found = [False] * len(mask)
-        for i, hit in zip(idx, hits):
-            found[i] = hit
-        found = _DEPENDS[key] = tuple(found)
+        labels = idx + [n + j for j in ct_idx]
+        per_output = reaches(of_masked, [primals[i] for i in idx] + [cts[j] for j in ct_idx])
+        reads = _READS.get(bop, {})
+        reach = tuple(frozenset(labels[a] for a in hits) | {i for i in reads.get(idx[k], ()) if mask[i]}
+                      for k, hits in enumerate(per_output))
+        hit = frozenset().union(*reach)
+        depends = tuple(m and i in hit for i, m in enumerate(mask))
+        found = _DEPENDS[key] = (depends, reach)
     return found

@@ -3,7 +3,8 @@
 One module per topic; ``registry.py`` holds ``op`` and ``OPS``.
 
 - ``elementwise.py``: arithmetic (also the Tensor-Scalar overloads), unary math, rounding,
-  clamps, ``where``, copies and fills; ``comparison.py``: comparisons, logical and bitwise
+  ``where``, copies and fills; ``clamps.py``: maximum/minimum/fmax/fmin and the clamps;
+  ``comparison.py``: comparisons, logical and bitwise
   ops, predicates (``isnan``, ``signbit``, ...); ``special.py``: special functions.
 - ``reduction.py``: sums, means, extrema, norms and distances, variance, ``all``/``any``;
   ``cumulative.py``: cumsum, cumprod, logcumsumexp, cummax/cummin; ``sorting.py``: sort,

@@ -17,14 +17,14 @@ def cumsum(x, *, dim, dtype):
     return jnp.cumsum(x, axis=dim, dtype=dtype)
 
 
-@op("cumprod")
+@op("cumprod", saves={"x": "any", "out": "any"})
 def cumprod(x, *, dim, dtype):
     if x.ndim == 0:
         return x.astype(dtype)
     return jnp.cumprod(x.astype(dtype), axis=dim).astype(dtype)
 
 
-@op("logcumsumexp")
+@op("logcumsumexp", saves={"x": "any", "out": "any"})
 def logcumsumexp(x, *, dim):
     if x.ndim == 0:
         return x
@@ -49,11 +49,11 @@ def _cum_extreme(x, dim, better):
     return jnp.take_along_axis(x, best, axis=dim), best
 
 
-@op("cummax")
+@op("cummax", saves={"x": "any", "out1": "any"})
 def cummax(x, *, dim):
     return _cum_extreme(x, dim, lambda a, b: a > b)
 
 
-@op("cummin")
+@op("cummin", saves={"x": "any", "out1": "any"})
 def cummin(x, *, dim):
     return _cum_extreme(x, dim, lambda a, b: a < b)

@@ -1,4 +1,4 @@
-"""Elementwise ops: arithmetic, unary math, rounding, clamps, ``where``, copies and fills.
+"""Elementwise ops: arithmetic, unary math, rounding, ``where``, copies and fills.
 
 Binary ops receive the promoted dtype as ``dtype`` and cast inside, so Python numbers pass
 through ``jit`` as weakly typed arguments (no recompiles per value). Where PyTorch's derivative
@@ -6,7 +6,7 @@ differs from JAX's at a special point, the op says so and builds PyTorch's with 
 (which routes the gradient to the branch taken) or a custom JVP.
 
 Comparisons, logical and bitwise ops live in ``comparison.py``, special functions (erf,
-gamma, Bessel, xlogy, ...) in ``special.py``.
+gamma, Bessel, xlogy, ...) in ``special.py``, elementwise extrema and clamps in ``clamps.py``.
 """
 
 import functools
@@ -52,12 +52,12 @@ def mul(a, b, *, dtype):
     return _c(a, dtype) * _c(b, dtype)
 
 
-@op("div")
+@op("div", saves={"a": "b", "b": "any"})
 def div(a, b, *, dtype):
     return _c(a, dtype) / _c(b, dtype)
 
 
-@op("div_floor", grad_fn="DivBackward2")
+@op("div_floor", grad_fn="DivBackward2", saves={"a": "b", "b": "any"})
 def div_floor(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     if jnp.issubdtype(dtype, jnp.integer):
@@ -65,7 +65,7 @@ def div_floor(a, b, *, dtype):
     return jnp.floor(a / b)
 
 
-@op("div_trunc", grad_fn="DivBackward2")
+@op("div_trunc", grad_fn="DivBackward2", saves={"a": "b", "b": "any"})
 def div_trunc(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     if jnp.issubdtype(dtype, jnp.integer):
@@ -95,22 +95,22 @@ def _floor_divide_bwd(dtype, residuals, g):
 _floor_divide.defvjp(_floor_divide_fwd, _floor_divide_bwd)
 
 
-@op("remainder", grad_fn="RemainderBackward1")
+@op("remainder", grad_fn="RemainderBackward1", saves={"a": "b", "b": "b"})
 def remainder(a, b, *, dtype):
     return jnp.remainder(_c(a, dtype), _c(b, dtype))
 
 
-@op("remainder_scalar", grad_fn="RemainderBackward0", scalar_slots=False)
+@op("remainder_scalar", grad_fn="RemainderBackward0", scalar_slots=False, saves={})
 def remainder_scalar(a, b, *, dtype):
     return jnp.remainder(_c(a, dtype), _c(b, dtype))
 
 
-@op("fmod", grad_fn="FmodBackward1")
+@op("fmod", grad_fn="FmodBackward1", saves={"a": "b", "b": "b"})
 def fmod(a, b, *, dtype):
     return jnp.fmod(_c(a, dtype), _c(b, dtype))
 
 
-@op("fmod_scalar", grad_fn="FmodBackward0", scalar_slots=False)
+@op("fmod_scalar", grad_fn="FmodBackward0", scalar_slots=False, saves={})
 def fmod_scalar(a, b, *, dtype):
     return jnp.fmod(_c(a, dtype), _c(b, dtype))
 
@@ -125,7 +125,7 @@ def pow_scalar(a, exponent, *, dtype):
     return jnp.where(e == 0, jnp.ones_like(a), a ** jnp.where(e == 0, 1, e))
 
 
-@op("pow_tensor", grad_fn="PowBackward1", saves="output")
+@op("pow_tensor", grad_fn="PowBackward1", saves={"a": "any", "b": "any", "out": "any"})
 def pow_tensor(a, b, *, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     return _safe_pow(a, b) if jnp.issubdtype(dtype, jnp.inexact) else _int_pow(a, b)
@@ -155,39 +155,33 @@ def _safe_pow_jvp(primals, tangents):
     return out, dpow_da * da + dpow_db * db
 
 
-@op("pow_scalar_base", grad_fn="PowBackward2", saves="output", scalar_slots=False)
+@op("pow_scalar_base", grad_fn="PowBackward2", scalar_slots=False, saves={"b": "any", "out": "any"})
 def pow_scalar_base(b, base, *, dtype):
     if not jnp.issubdtype(dtype, jnp.inexact):
         return _int_pow(_c(base, dtype), _c(b, dtype))
     return _safe_pow(_c(base, dtype), _c(b, dtype))
 
 
-@op("maximum")
-def maximum(a, b, *, dtype):
-    return jnp.maximum(_c(a, dtype), _c(b, dtype))
+@jax.custom_jvp
+def _atan2(a, b):
+    return jnp.arctan2(a, b)
 
 
-@op("minimum")
-def minimum(a, b, *, dtype):
-    return jnp.minimum(_c(a, dtype), _c(b, dtype))
+@_atan2.defjvp
+def _atan2_jvp(primals, tangents):
+    # PyTorch: b / (a² + b²) and -a / (a² + b²), with the reciprocal 0 at (0, 0)
+    a, b = primals
+    da, db = tangents
+    denominator = a * a + b * b
+    zero = denominator == 0
+    recip = jnp.where(zero, jnp.zeros_like(denominator), 1 / jnp.where(zero, jnp.ones_like(denominator), denominator))
+    return jnp.arctan2(a, b), b * recip * da - a * recip * db
 
 
-@op("fmax")
-def fmax(a, b, *, dtype):
-    # ties and NaN in b give the gradient to a, as PyTorch
-    a, b = _c(a, dtype), _c(b, dtype)
-    return jnp.where((a >= b) | jnp.isnan(b), a, b)
-
-
-@op("fmin")
-def fmin(a, b, *, dtype):
-    a, b = _c(a, dtype), _c(b, dtype)
-    return jnp.where((a <= b) | jnp.isnan(b), a, b)
-
-
-@op("atan2")
+@op("atan2", saves={"a": "any", "b": "any"})
 def atan2(a, b, *, dtype):
-    return jnp.arctan2(_c(a, dtype), _c(b, dtype))
+    a, b = _c(a, dtype), _c(b, dtype)
+    return _atan2(a, b) if jnp.issubdtype(dtype, jnp.inexact) else jnp.arctan2(a, b)
 
 
 @jax.custom_jvp
@@ -204,7 +198,7 @@ def _hypot_jvp(primals, tangents):
     return out, a / out * da + b / out * db
 
 
-@op("hypot")
+@op("hypot", saves={"a": "a", "b": "b", "out": "any"})
 def hypot(a, b, *, dtype):
     return _hypot(_c(a, dtype), _c(b, dtype))
 
@@ -214,22 +208,22 @@ def _lerp(a, b, w):
     return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
-@op("lerp", grad_fn="LerpBackward0", scalar_slots=False)
+@op("lerp", grad_fn="LerpBackward0", scalar_slots=False, saves={})
 def lerp_scalar(a, b, weight, *, dtype):
     return _lerp(_c(a, dtype), _c(b, dtype), _c(weight, dtype))
 
 
-@op("lerp_tensor", grad_fn="LerpBackward1")
+@op("lerp_tensor", grad_fn="LerpBackward1", saves={"weight": "any", "a": "weight", "b": "weight"})
 def lerp_tensor(a, b, weight, *, dtype):
     return _lerp(_c(a, dtype), _c(b, dtype), _c(weight, dtype))
 
 
-@op("logaddexp")
+@op("logaddexp", saves={"a": "any", "b": "any"})
 def logaddexp(a, b, *, dtype):
     return jnp.logaddexp(_c(a, dtype), _c(b, dtype))
 
 
-@op("logaddexp2", grad_fn="Logaddexp2Backward0")
+@op("logaddexp2", grad_fn="Logaddexp2Backward0", saves={"a": "any", "b": "any"})
 def logaddexp2(a, b, *, dtype):
     return jnp.logaddexp2(_c(a, dtype), _c(b, dtype))
 
@@ -249,17 +243,17 @@ def _copysign_jvp(primals, tangents):
     return out, ratio * da
 
 
-@op("copysign")
+@op("copysign", saves={"a": "a", "out": "any"})
 def copysign(a, b, *, dtype):
     return _copysign(_c(a, dtype), _c(b, dtype))
 
 
-@op("copysign_scalar", grad_fn="CopysignBackward1", scalar_slots=False)
+@op("copysign_scalar", grad_fn="CopysignBackward1", scalar_slots=False, saves={"a": "any", "out": "any"})
 def copysign_scalar(a, b, *, dtype):
     return _copysign(_c(a, dtype), _c(b, dtype))
 
 
-@op("ldexp")
+@op("ldexp", saves={"b": "a", "out": "any"})
 def ldexp(a, b, *, dtype):
     return _c(a, dtype) * jnp.exp2(_c(b, dtype))
 
@@ -275,13 +269,13 @@ def heaviside(a, b, *, dtype):
     return jnp.where(a == 0, b, (a > 0).astype(dtype))
 
 
-@op("addcmul")
+@op("addcmul", saves={"t1": "t2", "t2": "t1"})
 def addcmul(x, t1, t2, *, dtype, value):
     # the number is cast to the result dtype first (0.5 is 0 for integers), as PyTorch
     return _c(x, dtype) + _c(value, dtype) * _c(t1, dtype) * _c(t2, dtype)
 
 
-@op("addcdiv")
+@op("addcdiv", saves={"t1": "t2", "t2": "any"})
 def addcdiv(x, t1, t2, *, dtype, value):
     return _c(x, dtype) + _c(value, dtype) * (_c(t1, dtype) / _c(t2, dtype))
 
@@ -336,11 +330,11 @@ def div_scalar_promoting(x, *, other, dtype):
 
 # ---------------------------------------------------------------- unary
 
-def _unary(name, fn, saves="inputs", grad_fn=None):
+def _unary(name, fn, saves="inputs", grad_fn=None, grad_reads=()):
     def unary(x, *, dtype):
         return fn(_c(x, dtype))
     unary.__name__ = name
-    return op(name, saves=saves, grad_fn=grad_fn)(unary)
+    return op(name, saves=saves, grad_fn=grad_fn, grad_reads=grad_reads)(unary)
 
 
 @jax.custom_jvp
@@ -379,7 +373,7 @@ asinh = _unary("asinh", jnp.arcsinh)
 acosh = _unary("acosh", jnp.arccosh)
 atanh = _unary("atanh", jnp.arctanh)
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, saves="output")
-relu = _unary("relu", jax.nn.relu, saves="output")
+relu = _unary("relu", jax.nn.relu, saves="output", grad_reads=("x",))
 reciprocal = _unary("reciprocal", jnp.reciprocal, saves="output")
 floor = _unary("floor", jnp.floor, saves="none")
 ceil = _unary("ceil", jnp.ceil, saves="none")
@@ -391,7 +385,7 @@ deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(jnp.pi / 180, x.dtype), sa
                  grad_fn="Deg2RadBackward0")
 rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / jnp.pi, x.dtype), saves="none",
                  grad_fn="Rad2DegBackward0")
-sgn = _unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x), saves="none")
+sgn = _unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x), saves={"x": "any", "out": "any"})
 
 
 @op("round", saves="none")
@@ -429,7 +423,7 @@ def nan_to_num(x, *, dtype, nan, posinf, neginf):
     return jnp.where(x == -jnp.inf, jnp.asarray(lo, x.dtype), out)
 
 
-@op("frexp", grad_fn="FrexpBackward0")
+@op("frexp", grad_fn="FrexpBackward0", saves={"out1": "any"})
 def frexp(x):
     """``(mantissa, exponent)`` with ``x = mantissa * 2**exponent``; the mantissa's derivative
     is ``2**-exponent`` (PyTorch's ``grad / exponent.exp2()``)."""
@@ -439,83 +433,9 @@ def frexp(x):
     return mantissa + (x - frozen) * scale, exponent.astype(jnp.int32)
 
 
-# ---------------------------------------------------------------- clamps
-
-@op("clamp", grad_fn="ClampBackward1", scalar_slots=False)
-def clamp(x, lo, hi, *, dtype):
-    # PyTorch's gradient is 1 on the closed interval [min, max] and 0 outside
-    x = _c(x, dtype)
-    clipped = x
-    inside = jnp.ones(x.shape, bool)
-    if lo is not None:
-        lo = _c(lo, dtype)
-        clipped = jnp.maximum(clipped, lo)
-        inside = inside & (x >= lo)
-    if hi is not None:
-        hi = _c(hi, dtype)
-        clipped = jnp.minimum(clipped, hi)
-        inside = inside & (x <= hi)
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        return clipped
-    return jnp.where(inside, x, lax.stop_gradient(clipped))
-
-
-@op("clamp_tensor", grad_fn="ClampBackward0")
-def clamp_tensor(x, lo, hi, *, dtype, has_lo, has_hi):
-    """``clamp`` with tensor bounds; an absent bound is passed as 0 with ``has_*`` False.
-
-    PyTorch routes the gradient to x where ``lo <= x <= hi``, to lo where ``x < lo < hi`` and
-    to hi where ``x > hi`` or ``hi < lo``; ``where`` does the routing here.
-    """
-    x = _c(x, dtype)
-    lo = _c(lo, dtype)
-    hi = _c(hi, dtype)
-    if has_lo and has_hi:
-        value = jnp.minimum(jnp.maximum(x, lo), hi)
-        x_in = (x >= lo) & (x <= hi)
-        to_lo = (x < lo) & (lo < hi)
-        to_hi = (x > hi) | (hi < lo)
-        return jnp.where(x_in, x, jnp.where(to_lo, lo, jnp.where(to_hi, hi, lax.stop_gradient(value))))
-    if has_lo:
-        return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
-    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
-
-
-def _clamp_one(x, bound, value, keep):
-    # x's gradient where it is kept (the bound is inclusive), the bound's elsewhere; NaN in x
-    # propagates through ``value``
-    return jnp.where(keep, x, jnp.where(jnp.isnan(x), lax.stop_gradient(value), bound))
-
-
-@op("clamp_min_tensor", grad_fn="ClampMinBackward1")
-def clamp_min_tensor(x, lo, *, dtype):
-    x, lo = _c(x, dtype), _c(lo, dtype)
-    return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
-
-
-@op("clamp_max_tensor", grad_fn="ClampMaxBackward1")
-def clamp_max_tensor(x, hi, *, dtype):
-    x, hi = _c(x, dtype), _c(hi, dtype)
-    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
-
-
-@op("clamp_min", grad_fn="ClampMinBackward0", scalar_slots=False)
-def clamp_min(x, lo, *, dtype):
-    x = _c(x, dtype)
-    lo = lax.stop_gradient(jnp.broadcast_to(_c(lo, dtype), x.shape))
-    return _clamp_one(x, lo, jnp.maximum(x, lo), x >= lo)
-
-
-@op("clamp_max", grad_fn="ClampMaxBackward0", scalar_slots=False)
-def clamp_max(x, hi, *, dtype):
-    x = _c(x, dtype)
-    hi = lax.stop_gradient(jnp.broadcast_to(_c(hi, dtype), x.shape))
-    return _clamp_one(x, hi, jnp.minimum(x, hi), x <= hi)
-
-
 # ---------------------------------------------------------------- where, copies and fills
 
-@op("where", no_slot=(0,))
+@op("where", no_slot=(0,), saves={"cond": "any"})
 def where(cond, a, b, *, dtype):
     return jnp.where(cond, _c(a, dtype), _c(b, dtype))
 
@@ -546,12 +466,12 @@ def zero(x):
     return jnp.zeros_like(x)
 
 
-@op("masked_fill", grad_fn="MaskedFillBackward0", no_slot=(1,), scalar_slots=False)
+@op("masked_fill", grad_fn="MaskedFillBackward0", no_slot=(1,), scalar_slots=False, saves={"mask": "any"})
 def masked_fill(x, mask, value):
     return jnp.where(mask, jnp.asarray(value, x.dtype), x)
 
 
 # the value a 0-d tensor: its gradient is the sum of the gradient over the filled places
-@op("masked_fill_tensor", grad_fn="MaskedFillBackward1", no_slot=(1,))
+@op("masked_fill_tensor", grad_fn="MaskedFillBackward1", no_slot=(1,), saves={"mask": "any"})
 def masked_fill_tensor(x, mask, value):
     return jnp.where(mask, value.astype(x.dtype), x)

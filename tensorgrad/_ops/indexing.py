@@ -43,14 +43,14 @@ def _with_grads(value, *terms):
 
 # ---------------------------------------------------------------- gather and scatter
 
-@op("gather", no_slot=(1,))
+@op("gather", no_slot=(1,), saves={"x": "any", "index": "any"})
 def gather(x, index, *, dim):
     if x.ndim == 0:
         return x.reshape(index.shape)
     return jnp.take_along_axis(_head(x, index.shape, dim), index, axis=dim)
 
 
-@op("scatter", no_slot=(1,))
+@op("scatter", no_slot=(1,), saves={"index": "any"})
 def scatter(x, index, src, *, dim, reduce):
     if x.ndim == 0:
         x, index, src = x.reshape(1), index.reshape(1), src.reshape(1)
@@ -68,18 +68,19 @@ def scatter(x, index, src, *, dim, reduce):
     return at.set(src)
 
 
-@op("scatter_value", grad_fn="ScatterBackward1", no_slot=(1,), scalar_slots=False)
+@op("scatter_value", grad_fn="ScatterBackward1", no_slot=(1,), scalar_slots=False, saves={"index": "any"})
 def scatter_value(x, index, value, *, dim, reduce):
     src = jnp.broadcast_to(jnp.asarray(value, x.dtype), index.shape)
     return scatter.fn(x, index, src, dim=dim, reduce=reduce)
 
 
-@op("scatter_add", grad_fn="ScatterAddBackward0", no_slot=(1,))
+@op("scatter_add", grad_fn="ScatterAddBackward0", no_slot=(1,), saves={"index": "src"})
 def scatter_add(x, index, src, *, dim):
     return scatter.fn(x, index, src, dim=dim, reduce="add")
 
 
-@op("scatter_reduce", grad_fn="ScatterReduceBackward0", no_slot=(1,))
+@op("scatter_reduce", grad_fn="ScatterReduceBackward0", no_slot=(1,),
+    saves={"x": "any", "index": "any", "src": "any", "out": "any"})
 def scatter_reduce(x, index, src, *, dim, reduce, include_self):
     if x.ndim == 0:
         out = scatter_reduce.fn(x.reshape(1), index.reshape(1), src.reshape(1), dim=0, reduce=reduce,
@@ -161,14 +162,14 @@ def _along(dim, index):
     return (slice(None),) * dim + (index,)
 
 
-@op("index_select", grad_fn="IndexSelectBackward0", no_slot=(1,))
+@op("index_select", grad_fn="IndexSelectBackward0", no_slot=(1,), saves={"index": "any"})
 def index_select(x, index, *, dim):
     if x.ndim == 0:
         return x[index.reshape(-1)].reshape(index.shape)
     return jnp.take(x, index.reshape(-1), axis=dim)
 
 
-@op("index_add", grad_fn="IndexAddBackward0", no_slot=(1,))
+@op("index_add", grad_fn="IndexAddBackward0", no_slot=(1,), saves={"index": "source", "source": "source"})
 def index_add(x, index, source, *, dim, alpha):
     if x.dtype == jnp.bool_:
         out = index_add.fn(x.astype(jnp.int8), index, source.astype(jnp.int8), dim=dim, alpha=alpha)
@@ -185,14 +186,14 @@ def _index_shape(x, index, dim):
     return x.shape[:dim] + (index.size,) + x.shape[dim + 1:]
 
 
-@op("index_copy", grad_fn="IndexCopyBackward0", no_slot=(1,))
+@op("index_copy", grad_fn="IndexCopyBackward0", no_slot=(1,), saves={"index": "any", "source": "source"})
 def index_copy(x, index, source, *, dim):
     if x.ndim == 0:
         return source.astype(x.dtype).reshape(())
     return x.at[_along(dim, index.reshape(-1))].set(source.astype(x.dtype).reshape(_index_shape(x, index, dim)))
 
 
-@op("index_fill", grad_fn="IndexFillBackward0", no_slot=(1,), scalar_slots=False)
+@op("index_fill", grad_fn="IndexFillBackward0", no_slot=(1,), scalar_slots=False, saves={"index": "any"})
 def index_fill(x, index, value, *, dim):
     if x.ndim == 0:
         return jnp.asarray(value, x.dtype)
@@ -201,32 +202,32 @@ def index_fill(x, index, value, *, dim):
     return x.at[_along(dim, index)].set(jnp.asarray(value, x.dtype))
 
 
-@op("index_fill_tensor", grad_fn="IndexFillBackward1", no_slot=(1,))
+@op("index_fill_tensor", grad_fn="IndexFillBackward1", no_slot=(1,), saves={"index": "any"})
 def index_fill_tensor(x, index, value, *, dim):
     return index_fill.fn(x, index, value.astype(x.dtype), dim=dim)
 
 
 # ---------------------------------------------------------------- masks and flat indices
 
-@op("masked_select", grad_fn="MaskedSelectBackward0", no_slot=(1,))
+@op("masked_select", grad_fn="MaskedSelectBackward0", no_slot=(1,), saves={"x": "any", "positions": "any"})
 def masked_select(x, positions, *, shape):
     return jnp.broadcast_to(x, shape).reshape(-1)[positions]
 
 
-@op("masked_scatter", grad_fn="MaskedScatterBackward0", no_slot=(1,))
+@op("masked_scatter", grad_fn="MaskedScatterBackward0", no_slot=(1,), saves={"positions": "any"})
 def masked_scatter(x, positions, source):
     flat = x.reshape(-1)
     values = source.reshape(-1)[:positions.shape[0]].astype(x.dtype)
     return flat.at[positions].set(values).reshape(x.shape)
 
 
-@op("take", no_slot=(1,))
+@op("take", no_slot=(1,), saves={"x": "any", "index": "any"})
 def take(x, index):
     flat = x.reshape(-1)
     return flat[jnp.where(index < 0, index + flat.shape[0], index)]
 
 
-@op("put", grad_fn="PutBackward0", no_slot=(1,))
+@op("put", grad_fn="PutBackward0", no_slot=(1,), saves={"index": "any", "source": "source"})
 def put(x, index, source, *, accumulate):
     """``x`` read as 1-D with ``source`` written (or added) at ``index`` (negative from the end)."""
     flat = x.reshape(-1)
@@ -243,7 +244,7 @@ def put(x, index, source, *, accumulate):
 
 # ---------------------------------------------------------------- advanced indexing
 
-@op("index", saves="none", no_slot=(1,), scalar_slots=False)
+@op("index", no_slot=(1,), scalar_slots=False, saves={"indices": "any"})
 def index(x, indices, *, spec):
     """Advanced indexing: ``spec`` says where each array in ``indices`` goes among basic parts."""
     return x[_build_key(spec, indices)]
@@ -262,7 +263,7 @@ def _build_key(spec, indices):
     return tuple(key)
 
 
-@op("index_put", grad_fn="IndexPutBackward0", saves="none", no_slot=(1,))
+@op("index_put", grad_fn="IndexPutBackward0", no_slot=(1,), saves={"indices": "any"})
 def index_put(x, indices, value, *, spec, accumulate):
     key = _build_key(spec, indices)
     value = jnp.asarray(value, x.dtype)

@@ -20,6 +20,10 @@ def _mT(x):
     return jnp.swapaxes(x, -1, -2)
 
 
+def _mH(a):
+    return jnp.conj(jnp.swapaxes(a, -1, -2))
+
+
 def _sym_grad(a):
     """``a`` unchanged, with the gradient that reaches it made symmetric."""
     sym = (a + _mT(a)) / 2
@@ -33,18 +37,18 @@ def inv(a):
     return jnp.linalg.inv(a)
 
 
-@op("det", grad_fn="LinalgDetBackward0")
+@op("det", grad_fn="LinalgDetBackward0", saves={"a": "any", "out": "any"})
 def det(a):
     return jnp.linalg.det(a)
 
 
-@op("slogdet", grad_fn="LinalgSlogdetBackward0")
+@op("slogdet", grad_fn="LinalgSlogdetBackward0", saves={"a": "any", "out0": "any"})
 def slogdet(a):
     sign, logabs = jnp.linalg.slogdet(a)
     return lax.stop_gradient(sign), logabs
 
 
-@op("solve", grad_fn="LinalgSolveExBackward0")
+@op("solve", grad_fn="LinalgSolveExBackward0", saves={"a": "any", "out": "any"})
 def solve(a, b, *, left, vector):
     if not left:
         a = _mT(a)
@@ -57,7 +61,7 @@ def solve(a, b, *, left, vector):
     return out if left or vector else _mT(out)
 
 
-@op("solve_triangular", grad_fn="LinalgSolveTriangularBackward0")
+@op("solve_triangular", grad_fn="LinalgSolveTriangularBackward0", saves={"a": "any", "out": "any"})
 def solve_triangular(a, b, *, upper, left, unitriangular):
     batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = jnp.broadcast_to(a, batch + a.shape[-2:])
@@ -81,14 +85,14 @@ def cholesky(a, *, upper):
     return _mT(lower) if upper else lower
 
 
-@op("qr", grad_fn="LinalgQrBackward0")
+@op("qr", grad_fn="LinalgQrBackward0", saves={"out0": "any", "out1": "any"})
 def qr(a, *, mode):
     if mode == "r":
         return jnp.zeros(a.shape[:-2] + (0,), a.dtype), jnp.linalg.qr(a, mode="r")
     return tuple(jnp.linalg.qr(a, mode=mode))
 
 
-@op("svd", grad_fn="LinalgSvdBackward0")
+@op("svd", grad_fn="LinalgSvdBackward0", saves={"out0": "any", "out1": "any", "out2": "any"})
 def svd(a, *, full_matrices):
     u, s, vh = jnp.linalg.svd(a, full_matrices=False)
     if not full_matrices or a.shape[-1] == a.shape[-2]:
@@ -99,18 +103,18 @@ def svd(a, *, full_matrices):
     return (jnp.concatenate([u, uf[..., k:]], axis=-1), s, jnp.concatenate([vh, vhf[..., k:, :]], axis=-2))
 
 
-@op("svdvals", grad_fn="LinalgSvdBackward0")
+@op("svdvals", grad_fn="LinalgSvdBackward0", saves={"out": "any"})
 def svdvals(a):
     return jnp.linalg.svd(a, compute_uv=False)
 
 
-@op("eigh", grad_fn="LinalgEighBackward0")
+@op("eigh", grad_fn="LinalgEighBackward0", saves={"out0": "any", "out1": "any"})
 def eigh(a, *, upper):
     w, v = jnp.linalg.eigh(_sym_grad(a), UPLO="U" if upper else "L", symmetrize_input=False)
     return w, v
 
 
-@op("eigvalsh", grad_fn="LinalgEighBackward0")
+@op("eigvalsh", grad_fn="LinalgEighBackward0", saves={"out": "any"})
 def eigvalsh(a, *, upper):
     return eigh.fn(a, upper=upper)[0]
 
@@ -122,15 +126,39 @@ def _tolerance(s, shape, atol, rtol):
     return jnp.maximum(0.0 if atol is None else atol, rtol * smax)
 
 
-@op("pinv", grad_fn="LinalgPinvBackward0")
-def pinv(a, *, atol, rtol, hermitian):
-    if atol is None:
-        r = jnp.finfo(a.dtype).eps * max(a.shape[-2:]) if rtol is None else rtol
-        return jnp.linalg.pinv(a, rtol=r, hermitian=hermitian)
+def _pinv_value(a, atol, rtol, hermitian):
+    if hermitian:
+        # PyTorch reads the lower triangle only
+        w, v = jnp.linalg.eigh(a, UPLO="L", symmetrize_input=False)
+        keep = jnp.abs(w) > _tolerance(jnp.abs(w), a.shape, atol, rtol)
+        inv_w = jnp.where(keep, 1 / jnp.where(keep, w, 1), 0)
+        return (v * inv_w[..., None, :]) @ _mH(v)
     u, s, vh = jnp.linalg.svd(a, full_matrices=False)
-    keep = s > _tolerance(lax.stop_gradient(s), a.shape, atol, rtol)
+    keep = s > _tolerance(s, a.shape, atol, rtol)
     inv_s = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)
-    return _mT(vh) @ (inv_s[..., :, None] * _mT(u))
+    return _mH(vh) @ (inv_s[..., :, None] * _mH(u))
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _pinv(a, atol, rtol, hermitian):
+    return _pinv_value(a, atol, rtol, hermitian)
+
+
+@_pinv.defjvp
+def _pinv_jvp(atol, rtol, hermitian, primals, tangents):
+    """The pseudo-inverse's derivative at ``a`` itself (PyTorch's, whether or not ``a`` is the
+    Hermitian matrix its lower triangle stands for):
+    ``dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P``."""
+    (a,), (da,) = primals, tangents
+    p = _pinv(a, atol, rtol, hermitian)
+    ph, dah = _mH(p), _mH(da)
+    dp = -(p @ da @ p) + p @ ph @ (dah - dah @ a @ p) + (dah - p @ a @ dah) @ ph @ p
+    return p, dp
+
+
+@op("pinv", grad_fn="LinalgPinvBackward0", saves={"a": "any", "out": "any"})
+def pinv(a, *, atol, rtol, hermitian):
+    return _pinv(a, atol, rtol, hermitian)
 
 
 @op("matrix_rank", differentiable=False)
@@ -139,21 +167,28 @@ def matrix_rank(a, *, atol, rtol, hermitian):
     return jnp.sum(s > _tolerance(s, a.shape, atol, rtol), axis=-1).astype(jnp.int64)
 
 
-@op("lstsq", grad_fn="LinalgLstsqBackward0")
-def lstsq(a, b, *, rcond, vector, with_residuals):
-    """``(solution, residuals)``: residuals are empty unless the driver computes them
-    (gelsd/gelss) and A is tall; NaN marks a rank-deficient A (the caller empties them)."""
+@op("lstsq", grad_fn="LinalgLstsqBackward0", saves={"a": "any", "b": "any", "out0": "any"})
+def lstsq(a, b, *, rcond, vector, residuals):
+    """``(solution, residuals)``. ``residuals`` says when the driver computes them for a tall A:
+    ``"always"`` (gels: from its QR factorization, even for a rank-deficient A),
+    ``"full_rank"`` (gelsd/gelss: NaN marks a rank-deficient A, and the caller empties them) or
+    ``"never"`` (gelsy); a wide or square A has none."""
     bm = b[..., None] if vector else b
     x = jnp.linalg.pinv(a, rtol=rcond) @ bm
     m, n = a.shape[-2:]
-    if with_residuals and m > n:
+    if residuals == "never" or m <= n:
+        return (x[..., 0] if vector else x), jnp.zeros((0,), a.dtype)
+    fitted = jnp.sum((a @ x - bm) ** 2, axis=-2)
+    if residuals == "always":
+        # what gels reports: the squared norm of the part of B outside span(Q[:, :n])
+        q = jnp.linalg.qr(lax.stop_gradient(a), mode="complete")[0]
+        outside = jnp.sum((_mH(q[..., n:]) @ lax.stop_gradient(bm)) ** 2, axis=-2)
+        fitted = outside + (fitted - lax.stop_gradient(fitted))
+    else:
         s = jnp.linalg.svd(lax.stop_gradient(a), compute_uv=False)
         rank = jnp.sum(s > rcond * jnp.max(s, axis=-1, keepdims=True), axis=-1)
-        residuals = jnp.sum((a @ x - bm) ** 2, axis=-2)
-        residuals = jnp.where(jnp.all(rank == n), residuals, jnp.nan)
-    else:
-        residuals = jnp.zeros((0,), a.dtype)
-    return (x[..., 0] if vector else x), residuals
+        fitted = jnp.where(jnp.all(rank == n), fitted, jnp.nan)
+    return (x[..., 0] if vector else x), fitted
 
 
 @op("lstsq_info", differentiable=False)
@@ -168,10 +203,6 @@ def lstsq_info(a, *, rcond, with_singular_values):
 
 def _tri(L, upper):
     return jnp.triu(L) if upper else jnp.tril(L)
-
-
-def _mH(a):
-    return jnp.conj(jnp.swapaxes(a, -1, -2))
 
 
 def _cho_solve(B, L, upper):
@@ -205,7 +236,7 @@ def _cholesky_solve_bwd(upper, res, g):
 _cholesky_solve.defvjp(_cholesky_solve_fwd, _cholesky_solve_bwd)
 
 
-@op("cholesky_solve", grad_fn="CholeskySolveBackward0")
+@op("cholesky_solve", grad_fn="CholeskySolveBackward0", saves={"B": "any", "L": "any", "out": "any"})
 def cholesky_solve(B, L, *, upper):
     return _cholesky_solve(B, L, upper)
 
@@ -235,7 +266,7 @@ def _cholesky_inverse_bwd(upper, res, g):
 _cholesky_inverse.defvjp(_cholesky_inverse_fwd, _cholesky_inverse_bwd)
 
 
-@op("cholesky_inverse", grad_fn="CholeskyInverseBackward0")
+@op("cholesky_inverse", grad_fn="CholeskyInverseBackward0", saves={"L": "any", "out": "any"})
 def cholesky_inverse(L, *, upper):
     return _cholesky_inverse(L, upper)
 

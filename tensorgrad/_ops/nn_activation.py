@@ -16,7 +16,7 @@ from .registry import op
 
 # ---------------------------------------------------------------- activations
 
-@op("hardtanh")
+@op("hardtanh", grad_reads=("x",))
 def hardtanh(x, *, min_val, max_val):
     # PyTorch's gradient is 1 strictly inside (min_val, max_val): 0 at both bounds
     lo = jnp.asarray(min_val, x.dtype)
@@ -27,7 +27,7 @@ def hardtanh(x, *, min_val, max_val):
     return jnp.where((x > lo) & (x < hi), x, lax.stop_gradient(clipped))
 
 
-@op("leaky_relu", grad_fn="LeakyReluBackward0")
+@op("leaky_relu", grad_fn="LeakyReluBackward0", grad_reads=("x",))
 def leaky_relu(x, *, negative_slope):
     # at 0 the gradient is the negative slope, as in PyTorch
     return jnp.where(x > 0, x, x * negative_slope)
@@ -90,7 +90,7 @@ def _hardsigmoid_jvp(primals, tangents):
     return _hardsigmoid(x), slope * t
 
 
-@op("hardsigmoid")
+@op("hardsigmoid", grad_reads=("x",))
 def hardsigmoid(x):
     return _hardsigmoid(x)
 
@@ -108,7 +108,7 @@ def glu(x, *, dim):
     return a * jax.nn.sigmoid(b)
 
 
-@op("prelu", grad_fn="PreluKernelBackward0")
+@op("prelu", grad_fn="PreluKernelBackward0", saves={"x": "any", "weight": "any"}, grad_reads=("x", "weight"))
 def prelu(x, weight):
     """``weight`` arrives shaped to broadcast along the channel axis."""
     return jnp.where(x > 0, x, weight * x)
@@ -119,36 +119,38 @@ def log_sigmoid(x):
     return jax.nn.log_sigmoid(x)
 
 
-@op("threshold")
+@op("threshold", grad_reads=("x",))
 def threshold(x, *, threshold, value):
     return jnp.where(x > threshold, x, jnp.asarray(value, x.dtype))
 
 
 # PyTorch's in-place versions of these keep their result for backward and print ...Backward1
-leaky_relu_ = op("leaky_relu_", grad_fn="LeakyReluBackward1")(leaky_relu.fn)
-elu_ = op("elu_", grad_fn="EluBackward1")(elu.fn)
-celu_ = op("celu_", grad_fn="CeluBackward1")(celu.fn)
-threshold_ = op("threshold_", grad_fn="ThresholdBackward1")(threshold.fn)
+leaky_relu_ = op("leaky_relu_", grad_fn="LeakyReluBackward1", saves={"out": "any"}, grad_reads=("x",))(leaky_relu.fn)
+elu_ = op("elu_", grad_fn="EluBackward1", saves={"out": "any"})(elu.fn)
+celu_ = op("celu_", grad_fn="CeluBackward1", saves={"out": "any"})(celu.fn)
+threshold_ = op("threshold_", grad_fn="ThresholdBackward1", grad_reads=("x",))(threshold.fn)
 
 
-@op("hardshrink")
+@op("hardshrink", grad_reads=("x",))
 def hardshrink(x, *, lambd):
     return jnp.where((x > lambd) | (x < -lambd), x, jnp.zeros_like(x))
 
 
-@op("softshrink")
+@op("softshrink", grad_reads=("x",))
 def softshrink(x, *, lambd):
     return jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, jnp.zeros_like(x)))
 
 
-@op("rrelu_with_noise", grad_fn="RreluWithNoiseBackward0", no_slot=(1,))
+@op("rrelu_with_noise", grad_fn="RreluWithNoiseBackward0", no_slot=(1,), saves={"x": "any", "noise": "any"},
+    grad_reads=("x",))
 def rrelu_with_noise(x, noise, *, training, slope):
     """``x`` above 0; below, ``x`` times its sampled slope (training) or the mean slope."""
     scale = noise.astype(x.dtype) if training else jnp.asarray(slope, x.dtype)
     return jnp.where(x > 0, x, x * scale)
 
 
-rrelu_with_noise_ = op("rrelu_with_noise_", grad_fn="RreluWithNoiseBackward1", no_slot=(1,))(rrelu_with_noise.fn)
+rrelu_with_noise_ = op("rrelu_with_noise_", grad_fn="RreluWithNoiseBackward1", no_slot=(1,),
+                       saves={"noise": "any", "out": "any"}, grad_reads=("x",))(rrelu_with_noise.fn)
 
 
 # ---------------------------------------------------------------- softmax

@@ -23,7 +23,7 @@ def _dimension_numbers(nd):
     return ("NC" + spatial, "OI" + spatial, "NC" + spatial)
 
 
-@op("convolution", grad_fn="ConvolutionBackward0")
+@op("convolution", grad_fn="ConvolutionBackward0", saves={"x": "any", "weight": "any"}, grad_reads=("x", "weight"))
 def convolution(x, weight, bias, *, stride, padding, dilation, groups, transposed, output_padding):
     """N-d convolution (or its transpose) of a batched input; ``bias`` of shape (0,) is none.
 
@@ -109,8 +109,9 @@ def _max_pool(x, *, kernel, stride, padding, dilation, out):
     return _max_over_windows(windows, _window_positions(spatial, kernel, stride, dilation, padding, out))
 
 
-max_pool2d = op("max_pool2d", grad_fn="MaxPool2DWithIndicesBackward0")(_max_pool)
-max_pool3d = op("max_pool3d", grad_fn="MaxPool3DWithIndicesBackward0")(_max_pool)
+_MAX_POOL = dict(saves={"x": "any", "out1": "any"}, grad_reads=("x",))
+max_pool2d = op("max_pool2d", grad_fn="MaxPool2DWithIndicesBackward0", **_MAX_POOL)(_max_pool)
+max_pool3d = op("max_pool3d", grad_fn="MaxPool3DWithIndicesBackward0", **_MAX_POOL)(_max_pool)
 
 
 def avg_divisors(spatial, kernel, stride, padding, out, count_include_pad, divisor_override):
@@ -141,8 +142,10 @@ def _avg_pool(x, *, kernel, stride, padding, out, count_include_pad, divisor_ove
     return total / jnp.asarray(div, x.dtype)
 
 
-avg_pool2d = op("avg_pool2d", grad_fn="AvgPool2DBackward0")(_avg_pool)
-avg_pool3d = op("avg_pool3d", grad_fn="AvgPool3DBackward0")(_avg_pool)
+# PyTorch's *_backward kernels of these take the input (with a zero derivative in it)
+_READS_X = dict(grad_reads=("x",))
+avg_pool2d = op("avg_pool2d", grad_fn="AvgPool2DBackward0", **_READS_X)(_avg_pool)
+avg_pool3d = op("avg_pool3d", grad_fn="AvgPool3DBackward0", **_READS_X)(_avg_pool)
 
 
 def _adaptive_bins(n, o):
@@ -186,10 +189,10 @@ def _adaptive_max_pool(x, *, out):
     return _max_over_windows(values, positions)
 
 
-adaptive_avg_pool2d = op("adaptive_avg_pool2d", grad_fn="AdaptiveAvgPool2DBackward0")(_adaptive_avg_pool)
-adaptive_avg_pool3d = op("adaptive_avg_pool3d", grad_fn="AdaptiveAvgPool3DBackward0")(_adaptive_avg_pool)
-adaptive_max_pool2d = op("adaptive_max_pool2d", grad_fn="AdaptiveMaxPool2DBackward0")(_adaptive_max_pool)
-adaptive_max_pool3d = op("adaptive_max_pool3d", grad_fn="AdaptiveMaxPool3DBackward0")(_adaptive_max_pool)
+adaptive_avg_pool2d = op("adaptive_avg_pool2d", grad_fn="AdaptiveAvgPool2DBackward0", **_READS_X)(_adaptive_avg_pool)
+adaptive_avg_pool3d = op("adaptive_avg_pool3d", grad_fn="AdaptiveAvgPool3DBackward0", **_READS_X)(_adaptive_avg_pool)
+adaptive_max_pool2d = op("adaptive_max_pool2d", grad_fn="AdaptiveMaxPool2DBackward0", **_MAX_POOL)(_adaptive_max_pool)
+adaptive_max_pool3d = op("adaptive_max_pool3d", grad_fn="AdaptiveMaxPool3DBackward0", **_MAX_POOL)(_adaptive_max_pool)
 
 
 # ---------------------------------------------------------------- patches (unfold / fold)
@@ -239,12 +242,12 @@ def _pad_mode(mode):
     return pad
 
 
-reflection_pad1d = op("reflection_pad1d", grad_fn="ReflectionPad1DBackward0")(_pad_mode("reflect"))
-reflection_pad2d = op("reflection_pad2d", grad_fn="ReflectionPad2DBackward0")(_pad_mode("reflect"))
-reflection_pad3d = op("reflection_pad3d", grad_fn="ReflectionPad3DBackward0")(_pad_mode("reflect"))
-replication_pad1d = op("replication_pad1d", grad_fn="ReplicationPad1DBackward0")(_pad_mode("edge"))
-replication_pad2d = op("replication_pad2d", grad_fn="ReplicationPad2DBackward0")(_pad_mode("edge"))
-replication_pad3d = op("replication_pad3d", grad_fn="ReplicationPad3DBackward0")(_pad_mode("edge"))
+reflection_pad1d = op("reflection_pad1d", grad_fn="ReflectionPad1DBackward0", **_READS_X)(_pad_mode("reflect"))
+reflection_pad2d = op("reflection_pad2d", grad_fn="ReflectionPad2DBackward0", **_READS_X)(_pad_mode("reflect"))
+reflection_pad3d = op("reflection_pad3d", grad_fn="ReflectionPad3DBackward0", **_READS_X)(_pad_mode("reflect"))
+replication_pad1d = op("replication_pad1d", grad_fn="ReplicationPad1DBackward0", **_READS_X)(_pad_mode("edge"))
+replication_pad2d = op("replication_pad2d", grad_fn="ReplicationPad2DBackward0", **_READS_X)(_pad_mode("edge"))
+replication_pad3d = op("replication_pad3d", grad_fn="ReplicationPad3DBackward0", **_READS_X)(_pad_mode("edge"))
 @op("circular_pad", grad_fn="CopySlices", saves="none")
 def circular_pad(x, *, pads):
     """PyTorch's ``_pad_circular``, copy for copy (so negative amounts give its values, which

@@ -30,7 +30,8 @@ def _masked_softmax_rows(scores):
     return jnp.where(dead, 0.0, out)
 
 
-@op("sdpa_flash", grad_fn="ScaledDotProductFlashAttentionForCpuBackward0", no_slot=(3,))
+@op("sdpa_flash", grad_fn="ScaledDotProductFlashAttentionForCpuBackward0", no_slot=(3,),
+    saves={"q": "any", "k": "any", "v": "any", "mask": "any", "out": "any"}, grad_reads=("q", "k", "v"))
 def sdpa_flash(q, k, v, mask, *, scale, causal, groups):
     """Attention as one kernel, as PyTorch's CPU flash path (4-D inputs).
 
@@ -51,7 +52,7 @@ def sdpa_flash(q, k, v, mask, *, scale, causal, groups):
 
 # ---------------------------------------------------------------- embedding and one-hot
 
-@op("embedding", no_slot=(1,))
+@op("embedding", no_slot=(1,), saves={"indices": "any"})
 def embedding(weight, indices, *, padding_idx, scale_grad_by_freq):
     rows = jnp.take(weight, indices, axis=0)
     if scale_grad_by_freq:

@@ -21,19 +21,19 @@ def reduce(loss, reduction):
 
 # ``dtype`` is the promoted dtype of input and target (PyTorch computes in it without a node)
 
-@op("mse_loss", grad_fn="MseLossBackward0")
+@op("mse_loss", grad_fn="MseLossBackward0", saves={"x": "any", "target": "any"})
 def mse_loss(x, target, *, reduction, dtype):
     return reduce(jnp.square(x.astype(dtype) - target.astype(dtype)), reduction)
 
 
-@op("smooth_l1_loss", grad_fn="SmoothL1LossBackward0")
+@op("smooth_l1_loss", grad_fn="SmoothL1LossBackward0", saves={"x": "any", "target": "any"})
 def smooth_l1_loss(x, target, *, reduction, beta, dtype):
     d = x.astype(dtype) - target.astype(dtype)
     ad = jnp.abs(d)
     return reduce(jnp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
 
 
-@op("huber_loss", grad_fn="HuberLossBackward0")
+@op("huber_loss", grad_fn="HuberLossBackward0", saves={"x": "any", "target": "any"})
 def huber_loss(x, target, *, reduction, delta, dtype):
     d = x.astype(dtype) - target.astype(dtype)
     ad = jnp.abs(d)
@@ -60,13 +60,15 @@ def _nll(x, target, weight, reduction, ignore_index):
     return reduce(loss, reduction)
 
 
-@op("nll_loss", grad_fn="NllLossBackward0", no_slot=(1, 2))
+@op("nll_loss", grad_fn="NllLossBackward0", no_slot=(1, 2), saves={"x": "any", "target": "any", "weight": "any"},
+    grad_reads=("x",))
 def nll_loss(x, target, weight, *, reduction, ignore_index):
     """``weight`` of shape (0,) means no class weights."""
     return _nll(x, target, weight, reduction, ignore_index)
 
 
-@op("nll_loss2d", grad_fn="NllLoss2DBackward0", no_slot=(1, 2))
+@op("nll_loss2d", grad_fn="NllLoss2DBackward0", no_slot=(1, 2), saves={"x": "any", "target": "any", "weight": "any"},
+    grad_reads=("x",))
 def nll_loss2d(x, target, weight, *, reduction, ignore_index):
     return _nll(x, target, weight, reduction, ignore_index)
 
@@ -92,7 +94,8 @@ def _bce_bwd(residuals, g):
 _bce.defvjp(_bce_fwd, _bce_bwd)
 
 
-@op("binary_cross_entropy", grad_fn="BinaryCrossEntropyBackward0", no_slot=(2,))
+@op("binary_cross_entropy", grad_fn="BinaryCrossEntropyBackward0", no_slot=(2,),
+    saves={"x": "any", "target": "any", "weight": "any"})
 def binary_cross_entropy(x, target, weight, *, reduction):
     loss = _bce(x, target.astype(x.dtype))
     if weight.shape[0]:
@@ -100,7 +103,8 @@ def binary_cross_entropy(x, target, weight, *, reduction):
     return reduce(loss, reduction)
 
 
-@op("binary_cross_entropy_with_logits", grad_fn="BinaryCrossEntropyWithLogitsBackward0", no_slot=(2, 3))
+@op("binary_cross_entropy_with_logits", grad_fn="BinaryCrossEntropyWithLogitsBackward0", no_slot=(2, 3),
+    saves={"x": "any", "target": "any", "weight": "any", "pos_weight": "any"})
 def binary_cross_entropy_with_logits(x, target, weight, pos_weight, *, reduction):
     """Stable in ``x``: ``(1 - t) x - (1 + (pos_weight - 1) t) log(sigmoid(x))``."""
     log_weight = 1.0 if pos_weight.shape[0] == 0 else 1.0 + (pos_weight - 1.0) * target
@@ -112,7 +116,7 @@ def binary_cross_entropy_with_logits(x, target, weight, pos_weight, *, reduction
 
 # ---------------------------------------------------------------- margin losses
 
-@op("soft_margin_loss", grad_fn="SoftMarginLossBackward0", no_slot=(1,))
+@op("soft_margin_loss", grad_fn="SoftMarginLossBackward0", no_slot=(1,), saves={"x": "any", "target": "any"})
 def soft_margin_loss(x, target, *, reduction):
     # computed in the input's dtype (PyTorch writes into an input-typed output)
     t = jnp.broadcast_to(target, x.shape).astype(x.dtype)
@@ -124,7 +128,8 @@ def _hinge(z):
     return jnp.where(z > 0, z, jnp.zeros_like(z))
 
 
-@op("multilabel_margin_loss", grad_fn="MultilabelMarginLossBackward0", no_slot=(1,))
+@op("multilabel_margin_loss", grad_fn="MultilabelMarginLossBackward0", no_slot=(1,),
+    saves={"x": "any", "target": "any"}, grad_reads=("x",))
 def multilabel_margin_loss(x, target, *, reduction, out_shape):
     """``x`` and ``target`` are (N, C) or (C,); a sample's targets are the entries before its
     first negative one. ``out_shape`` is the unreduced loss's shape."""
@@ -141,7 +146,8 @@ def multilabel_margin_loss(x, target, *, reduction, out_shape):
     return reduce(loss.reshape(out_shape), reduction)
 
 
-@op("multi_margin_loss", grad_fn="MultiMarginLossBackward0", no_slot=(1, 2))
+@op("multi_margin_loss", grad_fn="MultiMarginLossBackward0", no_slot=(1, 2),
+    saves={"x": "any", "target": "any", "weight": "any"}, grad_reads=("x",))
 def multi_margin_loss(x, target, weight, *, reduction, p, margin, out_shape):
     """``x`` is (N, C) or (C,), ``target`` holds N class indices; ``weight`` of shape (0,) means
     no class weights. ``out_shape`` is the unreduced loss's shape."""

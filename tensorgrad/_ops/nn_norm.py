@@ -25,7 +25,8 @@ def _moments(x, axes):
     return mean, var
 
 
-@op("native_batch_norm", grad_fn="NativeBatchNormBackward0", no_slot=(3, 4))
+@op("native_batch_norm", grad_fn="NativeBatchNormBackward0", no_slot=(3, 4), saves={"x": "any", "weight": "any"},
+    grad_reads=("x", "weight"))
 def native_batch_norm(x, weight, bias, running_mean, running_var, *, training, eps):
     """Batch normalization over every axis but the channels (axis 1).
 
@@ -47,7 +48,8 @@ def native_batch_norm(x, weight, bias, running_mean, running_var, *, training, e
     return (_affine(y, weight, bias, shape),) + tuple(lax.stop_gradient(s) for s in stats)
 
 
-@op("native_layer_norm", grad_fn="NativeLayerNormBackward0")
+@op("native_layer_norm", grad_fn="NativeLayerNormBackward0", saves={"x": "any", "weight": "any", "bias": "any"},
+    grad_reads=("x", "weight", "bias"))
 def native_layer_norm(x, weight, bias, *, ndims, eps):
     """Normalize over the last ``ndims`` axes; ``weight``/``bias`` have those axes' shape."""
     axes = tuple(range(x.ndim - ndims, x.ndim))
@@ -57,7 +59,8 @@ def native_layer_norm(x, weight, bias, *, ndims, eps):
     return _affine(y, weight, bias, shape)
 
 
-@op("native_group_norm", grad_fn="NativeGroupNormBackward0")
+@op("native_group_norm", grad_fn="NativeGroupNormBackward0", saves={"x": "any", "weight": "any"},
+    grad_reads={"x": ("x", "weight"), "weight": ("x", "weight")})
 def native_group_norm(x, weight, bias, *, groups, eps):
     n, c = x.shape[:2]
     g = x.reshape((n, groups, -1))

@@ -63,7 +63,7 @@ def trace(x):
 
 # ---------------------------------------------------------------- scaled sums: beta * bias + alpha * product
 
-@op("addmm")
+@op("addmm", saves={"a": "b", "b": "a"})
 def addmm(bias, a, b, *, beta, alpha):
     return beta * bias + alpha * (a @ b)
 
@@ -77,21 +77,21 @@ def _scaled_sum(bias, prod, beta, alpha):
     return (bias if beta == 1 else bias * jnp.asarray(beta, bias.dtype)) + prod
 
 
-@op("baddbmm")
+@op("baddbmm", saves={"b1": "b2", "b2": "b1"})
 def baddbmm(bias, b1, b2, *, beta, alpha):
     return _scaled_sum(bias, b1 @ b2, beta, alpha)
 
 
-@op("addbmm")
+@op("addbmm", saves={"b1": "b2", "b2": "b1"})
 def addbmm(bias, b1, b2, *, beta, alpha):
     return _scaled_sum(bias, jnp.sum(b1 @ b2, axis=0), beta, alpha)
 
 
-@op("addmv")
+@op("addmv", saves={"mat": "vec", "vec": "mat"})
 def addmv(bias, mat, vec, *, beta, alpha):
     return _scaled_sum(bias, mat @ vec, beta, alpha)
 
 
-@op("addr")
+@op("addr", saves={"v1": "v2", "v2": "v1"})
 def addr(bias, v1, v2, *, beta, alpha):
     return _scaled_sum(bias, jnp.outer(v1, v2), beta, alpha)

@@ -4,6 +4,8 @@ Full reductions that PyTorch differentiates by sharing the gradient among ties (
 aminmax) get that from JAX's rules; those that pick one index (max with a dim) say so.
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -40,40 +42,42 @@ def mean_dim(x, *, dims, keepdim, dtype):
     return jnp.mean(x.astype(dtype), axis=dims, keepdims=keepdim)
 
 
-@op("prod")
+@op("prod", saves={"x": "any", "out": "any"})
 def prod(x, *, dtype):
     return jnp.prod(x, dtype=dtype)
 
 
-@op("prod_dim", grad_fn="ProdBackward1")
+@op("prod_dim", grad_fn="ProdBackward1", saves={"x": "any", "out": "any"})
 def prod_dim(x, *, dim, keepdim, dtype):
+    if x.ndim == 0:
+        return x.astype(dtype)      # dim 0 (or -1) of a 0-d tensor is the tensor itself
     return jnp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
 
 
 # ---------------------------------------------------------------- extrema
 
-@op("max", grad_fn="MaxBackward1")
+@op("max", grad_fn="MaxBackward1", saves={"x": "any", "out": "any"})
 def max_all(x):
     # JAX's reduce_max shares the gradient evenly among ties, as PyTorch's full max does
     return jnp.max(x)
 
 
-@op("min", grad_fn="MinBackward1")
+@op("min", grad_fn="MinBackward1", saves={"x": "any", "out": "any"})
 def min_all(x):
     return jnp.min(x)
 
 
-@op("amax")
+@op("amax", saves={"x": "any", "out": "any"})
 def amax(x, *, dims, keepdim):
     return jnp.max(x, axis=dims, keepdims=keepdim)
 
 
-@op("amin")
+@op("amin", saves={"x": "any", "out": "any"})
 def amin(x, *, dims, keepdim):
     return jnp.min(x, axis=dims, keepdims=keepdim)
 
 
-@op("aminmax", grad_fn="AminmaxBackward0")
+@op("aminmax", grad_fn="AminmaxBackward0", saves={"x": "any", "out0": "any", "out1": "any"})
 def aminmax(x, *, dim, keepdim):
     # jnp.min/max share the gradient evenly among ties, as PyTorch's aminmax does
     return jnp.min(x, axis=dim, keepdims=keepdim), jnp.max(x, axis=dim, keepdims=keepdim)
@@ -89,14 +93,14 @@ def _extreme_dim(x, dim, keepdim, arg):
     return values, idx.astype(jnp.int64)
 
 
-@op("max_dim", grad_fn="MaxBackward0")
+@op("max_dim", grad_fn="MaxBackward0", saves={"out1": "any"})
 def max_dim(x, *, dim, keepdim):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
     return _extreme_dim(x, dim, keepdim, jnp.argmax)
 
 
-@op("min_dim", grad_fn="MinBackward0")
+@op("min_dim", grad_fn="MinBackward0", saves={"out1": "any"})
 def min_dim(x, *, dim, keepdim):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
@@ -121,10 +125,10 @@ def argmin(x, *, dim, keepdim):
 
 # ---------------------------------------------------------------- norms and distances
 
-def _norm_impl(x, p, dims, keepdim):
+def _norm_value(x, p, dims, keepdim):
     ax = jnp.abs(x)
     if p == float("inf"):
-        return jnp.max(ax, axis=dims, keepdims=keepdim)
+        return jnp.max(ax, axis=dims, keepdims=keepdim, initial=0.0)
     if p == float("-inf"):
         return jnp.min(ax, axis=dims, keepdims=keepdim)
     if p == 0:
@@ -132,49 +136,80 @@ def _norm_impl(x, p, dims, keepdim):
     if p == 1:
         return jnp.sum(ax, axis=dims, keepdims=keepdim)
     sq = jnp.sum(ax ** p, axis=dims, keepdims=keepdim)
-    # safe root: where the sum is 0 the gradient is 0, as in PyTorch
     zero = sq == 0
     root = jnp.where(zero, 1.0, sq) ** (1.0 / p)
     return jnp.where(zero, 0.0, root).astype(ax.dtype)
 
 
-@op("norm", grad_fn="LinalgVectorNormBackward0", saves="output")
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _norm_impl(x, p, dims, keepdim):
+    return _norm_value(x, p, dims, keepdim)
+
+
+@_norm_impl.defjvp
+def _norm_jvp(p, dims, keepdim, primals, tangents):
+    """PyTorch's ``norm_backward``, written as the JVP whose transpose it is.
+
+    Read from the output back: the cotangent is scaled (by ``norm ** (1 - p)`` or, masked to 0
+    where the norm is 0, by ``1 / norm ** (p - 1)``) and multiplied by a per-entry factor that
+    is 0 at zero entries (``sgn``) or masked there; so a zero vector, or a zero entry under
+    ``p < 1``, gets gradient 0, and the ``inf`` norms share among the entries that attain them.
+    """
+    (x,), (t,) = primals, tangents
+    norm = _norm_impl(x, p, dims, keepdim)
+    wide = norm if keepdim or x.ndim == 0 else jnp.expand_dims(norm, _axes(dims, x.ndim))
+    ax = jnp.abs(x)
+    zero = jnp.zeros_like(x)
+
+    def reduce(v):
+        return jnp.sum(v, axis=dims, keepdims=keepdim)
+
+    if p == 0:
+        return norm, jnp.zeros_like(norm)
+    if p == 1:
+        return norm, reduce(jnp.sign(x) * t)
+    if p == 2:
+        return norm, reduce(jnp.where(wide == 0, zero, x / wide) * t)
+    if p in (float("inf"), float("-inf")):
+        hit = ((ax == wide) | jnp.isnan(ax)).astype(x.dtype)
+        return norm, reduce(jnp.sign(x) * hit * t) / jnp.sum(hit, axis=dims, keepdims=keepdim)
+    if p < 1:
+        scaled = jnp.sign(x) * jnp.where(x == 0, zero, ax ** (p - 1))
+        return norm, reduce(scaled * t) * norm ** (1 - p)
+    scaled = jnp.sign(x) * ax ** (p - 1) if p < 2 else x * ax ** (p - 2)
+    zero_norm = norm == 0
+    safe = jnp.where(zero_norm, jnp.ones_like(norm), norm)
+    return norm, jnp.where(zero_norm, jnp.zeros_like(norm), reduce(scaled * t) / safe ** (p - 1))
+
+
+def _axes(dims, ndim):
+    return tuple(range(ndim)) if dims is None else tuple(d % ndim for d in dims)
+
+
+@op("norm", grad_fn="LinalgVectorNormBackward0", saves={"x": "any", "out": "any"})
 def vector_norm(x, *, p, dims, keepdim, dtype):
     return _norm_impl(x.astype(dtype), p, dims, keepdim)
 
 
-@op("norm_dim", grad_fn="NormBackward1", saves="output")
+@op("norm_dim", grad_fn="NormBackward1", saves={"x": "any", "out": "any"})
 def norm_dim(x, *, p, dims, keepdim):
     """``at::norm(x, p, dims)``, which distances record (gradient 0 where the norm is 0)."""
     return _norm_impl(x, p, dims, keepdim)
 
 
-def _safe_pnorm(d, p):
-    """``||d||_p`` over all entries with PyTorch's gradient (0 where the norm is 0)."""
-    a = jnp.abs(d)
-    if p == 0:
-        return jnp.sum(a != 0).astype(d.dtype) + 0 * jnp.sum(d)
-    if p == jnp.inf:
-        return jnp.max(a, initial=0.0) if d.size else jnp.zeros((), d.dtype)
-    if p == -jnp.inf:
-        return jnp.min(a) if d.size else jnp.zeros((), d.dtype)
-    total = jnp.sum(a ** p)
-    zero = total == 0
-    return jnp.where(zero, jnp.zeros_like(total), jnp.where(zero, jnp.ones_like(total), total) ** (1 / p))
-
-
-@op("dist", grad_fn="DistBackward0")
+@op("dist", grad_fn="DistBackward0", saves={"a": "any", "b": "any", "out": "any"})
 def dist(a, b, *, p, dtype):
-    return _safe_pnorm(jnp.asarray(a, dtype) - jnp.asarray(b, dtype), p)
+    # PyTorch's gradient is norm_backward's at the difference
+    return _norm_impl(jnp.asarray(a, dtype) - jnp.asarray(b, dtype), p, None, False)
 
 
-@op("cdist")
+@op("cdist", saves={"x1": "any", "x2": "any", "out": "any"}, grad_reads=("x1", "x2"))
 def cdist(x1, x2, *, p):
     diff = x1[..., :, None, :] - x2[..., None, :, :]
     return _cdist_pnorm(diff, p)
 
 
-@op("pdist", grad_fn="PdistBackward0")
+@op("pdist", grad_fn="PdistBackward0", saves={"x": "any", "out": "any"}, grad_reads=("x",))
 def pdist(x, *, p):
     """The ``p``-norm distances between the rows ``i < j`` of a matrix, in row-major order."""
     i, j = np.triu_indices(x.shape[0], 1)
@@ -215,15 +250,32 @@ def var(x, *, dims, correction, keepdim):
     return jnp.var(x, axis=dims, ddof=correction, keepdims=keepdim)
 
 
-@op("std")
+@jax.custom_jvp
+def _std_of_var(v):
+    return jnp.sqrt(v)
+
+
+@_std_of_var.defjvp
+def _std_of_var_jvp(primals, tangents):
+    # PyTorch's std_backward: grad / (2 * std), masked to 0 where std is 0 (constant values)
+    (v,), (t,) = primals, tangents
+    std = jnp.sqrt(v)
+    zero = std == 0
+    return std, jnp.where(zero, jnp.zeros_like(std), t / (2 * jnp.where(zero, jnp.ones_like(std), std)))
+
+
+def _std(x, dims, correction, keepdim):
+    return _std_of_var(jnp.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+
+
+@op("std", saves={"x": "any", "out": "any"})
 def std(x, *, dims, correction, keepdim):
-    return jnp.std(x, axis=dims, ddof=correction, keepdims=keepdim)
+    return _std(x, dims, correction, keepdim)
 
 
-@op("std_mean", grad_fn="StdMeanBackward0")
+@op("std_mean", grad_fn="StdMeanBackward0", saves={"x": "any", "out0": "any"})
 def std_mean(x, *, dims, correction, keepdim):
-    return (jnp.std(x, axis=dims, ddof=correction, keepdims=keepdim),
-            jnp.mean(x, axis=dims, keepdims=keepdim))
+    return _std(x, dims, correction, keepdim), jnp.mean(x, axis=dims, keepdims=keepdim)
 
 
 @op("var_mean", grad_fn="VarMeanBackward0")
@@ -232,7 +284,7 @@ def var_mean(x, *, dims, correction, keepdim):
             jnp.mean(x, axis=dims, keepdims=keepdim))
 
 
-@op("logsumexp")
+@op("logsumexp", saves={"x": "any", "out": "any"})
 def logsumexp(x, *, dims, keepdim):
     return jax.scipy.special.logsumexp(x, axis=dims, keepdims=keepdim)
 

@@ -26,28 +26,47 @@ class OpDef:
       fn: the pure function; arrays (and Python numbers) positional, configuration keyword-only.
       grad_fn: the class name of its graph node (``"MulBackward0"``).
       kwnames: the keyword-only configuration names, in order; a call passes their values.
-      saves: what PyTorch keeps for backward, which decides the "modified by an inplace
-        operation" check and whether a second backward is an error: ``"inputs"``,
-        ``"output"`` (exp, sigmoid, ... keep their result) or ``"none"`` (linear ops).
+      saves: what PyTorch's node keeps for backward (its derivatives.yaml formulas), which
+        decides the "modified by an inplace operation" check, whether a second backward is an
+        error and whether an inference tensor may be an input. A dict names each saved
+        positional argument (or output: ``"out"``, or ``"out0"``, ``"out1"``, ... of a
+        multi-output op) with when it is saved: ``"any"`` (whenever the node is recorded) or
+        the name of the argument whose gradient needs it (saved only if that argument requires
+        grad: ``mul`` keeps ``b`` for ``a``'s gradient, ``{"a": "b", "b": "a"}``). Shorthands:
+        ``"inputs"`` (each tensor argument is saved when another one requires grad, a lone one
+        always), ``"output"`` (every output), ``"none"``.
       is_view: the output aliases the first input's storage.
       scalar_slots: Python numbers passed positionally get a ``(None, 0)`` slot in
         ``next_functions`` (true for ``+ - * /``; pow/rsub/clamp take them as config).
       no_slot: positions of Tensor arguments that are never differentiated and get no slot
         (``where``'s condition, ``gather``'s index).
       differentiable: False for ops whose outputs never carry a gradient (comparisons).
+      grad_reads: the positional arguments that PyTorch's derivative reads differentiably
+        although its value does not depend on them (relu's ``threshold_backward(grad, result)``
+        has a zero derivative in ``result``): a create_graph gradient requires grad when one of
+        them does. Otherwise that is read off the derivative (``dependence.py``). A dict
+        ``{argument: names}`` says it per argument's gradient.
     """
 
-    __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "is_view", "scalar_slots",
-                 "no_slot", "differentiable", "node_cls", "_fwd", "_bwd", "_raw", "__weakref__")
+    __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "saved_inputs", "saved_outputs", "is_view",
+                 "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "_fwd", "_bwd", "_raw",
+                 "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
-                 no_slot=(), differentiable=True):
+                 no_slot=(), differentiable=True, grad_reads=()):
         self.name = name
         self.fn = fn
         self.grad_fn = grad_fn
         params = inspect.signature(fn).parameters.values()
         self.kwnames = tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
         self.saves = saves
+        positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
+        self.saved_inputs, self.saved_outputs = _saved_spec(name, saves, positional)
+        if not isinstance(grad_reads, dict):
+            grad_reads = {name: grad_reads for name in positional}
+        # {position: positions its gradient reads}
+        self.grad_reads = {positional.index(g): tuple(positional.index(n) for n in names)
+                           for g, names in grad_reads.items() if names}
         self.is_view = is_view
         self.scalar_slots = scalar_slots
         self.no_slot = frozenset(no_slot)
@@ -88,21 +107,61 @@ class OpDef:
         return f
 
 
+def _saved_spec(name, saves, positional):
+    """``saves`` as ``(saved_inputs, saved_outputs)``.
+
+    ``saved_inputs``: None for the ``"inputs"`` rule, else ``((position, guard), ...)`` with
+    ``guard`` the position whose requiring grad makes the input saved (None: always).
+    ``saved_outputs``: the saved output indices, or ``"all"``.
+    """
+    if saves == "inputs":
+        return None, ()
+    if saves == "output":
+        return (), "all"
+    if not isinstance(saves, dict):
+        return (), ()       # "none", and "unchecked" (a node that frees but checks nothing)
+    inputs = []
+    outputs = []
+    for what, when in saves.items():
+        if what == "out" or (what.startswith("out") and what[3:].isdigit()):
+            if when != "any":
+                raise ValueError(f"op {name}: an output is saved whenever the node is recorded")
+            outputs.append(int(what[3:] or 0))
+            continue
+        if what not in positional or (when != "any" and when not in positional):
+            raise ValueError(f"op {name}: saves names {what!r} -> {when!r}, not among {positional}")
+        inputs.append((positional.index(what), None if when == "any" else positional.index(when)))
+    return tuple(inputs), tuple(outputs)
+
+
 def vjp_call(fn, mask, primals, cotangents):
     """The cotangents of ``fn`` at ``primals`` for the positions where ``mask`` is true.
 
     ``cotangents`` mirrors the output; a None entry stands for a zero cotangent (an unused
-    output, or an integer output that has none).
+    output, or an integer output that has none). The outputs of a multi-output op whose
+    cotangent is None are left out of the differentiated function, so that the derivative sees
+    them as PyTorch's undefined gradients, not as zeros: ``svd``'s gradient from the singular
+    values alone is finite at repeated values, where multiplying zeros into the vectors'
+    terms would give NaN.
     """
     idx = [i for i, m in enumerate(mask) if m]
+    used = None
+    if isinstance(cotangents, (tuple, list)):
+        used = tuple(k for k, c in enumerate(cotangents) if c is not None)
 
     def restricted(*diff):
         full = list(primals)
         for i, v in zip(idx, diff):
             full[i] = v
-        return fn(*full)
+        out = fn(*full)
+        return out if used is None else tuple(out[k] for k in used)
 
-    out, vjp_fn = jax.vjp(restricted, *[primals[i] for i in idx])
+    diff = [primals[i] for i in idx]
+    if used == ():
+        return tuple(jnp.zeros_like(d) for d in diff)
+    out, vjp_fn = jax.vjp(restricted, *diff)
+    if used is not None:
+        cotangents = tuple(cotangents[k] for k in used)
     return vjp_fn(fill_cotangents(out, cotangents))
 
 
@@ -116,11 +175,11 @@ def fill_cotangents(out, cotangents):
 
 
 def op(name, *, grad_fn=None, saves="inputs", is_view=False, scalar_slots=True, no_slot=(),
-       differentiable=True):
+       differentiable=True, grad_reads=()):
     """Register a pure function as the op ``name``; returns its OpDef."""
     def register(fn):
         d = OpDef(name, fn, grad_fn or _default_grad_fn(name), saves, is_view, scalar_slots,
-                  no_slot, differentiable)
+                  no_slot, differentiable, grad_reads)
         OPS[name if name not in OPS else f"{name}:{d.grad_fn}"] = d
         return d
     return register

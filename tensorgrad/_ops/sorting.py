@@ -37,7 +37,7 @@ def _sort_indices(x, dim, descending):
     return _i64(jnp.argsort(x, axis=dim, stable=True, descending=descending))
 
 
-@op("sort")
+@op("sort", saves={"out1": "any"})
 def sort(x, *, dim, descending):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
@@ -45,7 +45,7 @@ def sort(x, *, dim, descending):
     return jnp.take_along_axis(x, idx, axis=dim), idx
 
 
-@op("sort_stable", grad_fn="SortBackward1")
+@op("sort_stable", grad_fn="SortBackward1", saves={"out1": "any"})
 def sort_stable(x, *, dim, descending):
     return sort.fn(x, dim=dim, descending=descending)
 
@@ -57,7 +57,7 @@ def argsort(x, *, dim, descending):
     return _sort_indices(x, dim, descending)
 
 
-@op("topk")
+@op("topk", saves={"out1": "any"})
 def topk(x, *, k, dim, largest):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
@@ -69,7 +69,7 @@ def topk(x, *, k, dim, largest):
     return jnp.take_along_axis(x, idx, axis=dim), idx
 
 
-@op("kthvalue", grad_fn="KthvalueBackward0")
+@op("kthvalue", grad_fn="KthvalueBackward0", saves={"out1": "any"})
 def kthvalue(x, *, k, dim, keepdim):
     """The k-th smallest entry along ``dim`` (NaN sorts last) and its index."""
     if x.ndim == 0:
@@ -100,7 +100,7 @@ def _median_index(x, dim, ignore_nan):
     return _i64(idx)
 
 
-@op("median")
+@op("median", saves={"x": "any", "out": "any"})
 def median(x):
     # the full median shares its gradient among the entries equal to it, as PyTorch
     flat = x.reshape(-1)
@@ -108,7 +108,7 @@ def median(x):
     return _evenly(flat, jnp.take_along_axis(flat, idx, 0)[0])
 
 
-@op("nanmedian")
+@op("nanmedian", saves={"x": "any", "out": "any"})
 def nanmedian(x):
     flat = x.reshape(-1)
     idx = _median_index(lax.stop_gradient(flat), 0, True)
@@ -123,21 +123,21 @@ def _select_at(x, idx, dim, keepdim):
     return values, idx
 
 
-@op("median_dim", grad_fn="MedianBackward1")
+@op("median_dim", grad_fn="MedianBackward1", saves={"out1": "any"})
 def median_dim(x, *, dim, keepdim):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
     return _select_at(x, _median_index(lax.stop_gradient(x), dim, False), dim, keepdim)
 
 
-@op("nanmedian_dim", grad_fn="NanmedianBackward1")
+@op("nanmedian_dim", grad_fn="NanmedianBackward1", saves={"out1": "any"})
 def nanmedian_dim(x, *, dim, keepdim):
     if x.ndim == 0:
         return x, jnp.zeros((), jnp.int64)
     return _select_at(x, _median_index(lax.stop_gradient(x), dim, True), dim, keepdim)
 
 
-@op("mode")
+@op("mode", saves={"out1": "any"})
 def mode(x, *, dim, keepdim):
     """The most frequent value (the smallest among equally frequent ones) and the index of
     its last occurrence, as PyTorch."""

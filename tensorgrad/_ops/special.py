@@ -6,8 +6,12 @@ Where PyTorch's derivative differs from JAX's at a special point, the op says so
 PyTorch's with ``jnp.where`` (which routes the gradient to the branch taken) or a custom JVP.
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
+import numpy as np
+import numpy.polynomial.polynomial as npoly
 from jax import lax
 from jax.scipy import special as jsp
 
@@ -27,13 +31,94 @@ def _unary(name, fn, saves="inputs", grad_fn=None):
 
 # ---------------------------------------------------------------- unary
 
+# ---------------------------------------------------------------- the gamma family
+
+def _cot_derivative(n):
+    """Coefficients (lowest first) of the polynomial ``P`` with ``d^n/dy^n cot(y) = P(cot(y))``
+    (from ``cot' = -(1 + cot²)``)."""
+    coeffs = np.array([0.0, 1.0])
+    for _ in range(n):
+        coeffs = -npoly.polymul(npoly.polyder(coeffs), [1.0, 0.0, 1.0])
+    return coeffs
+
+
+def _polygamma_value(n, x, own):
+    """``polygamma(n, x)`` with PyTorch's values at the poles and for negative ``x``.
+
+    JAX's series is right for ``x > 0`` only; below 0 the reflection formula
+    ``ψ⁽ⁿ⁾(x) = (-1)ⁿ ψ⁽ⁿ⁾(1 - x) - π dⁿ/dxⁿ cot(πx)`` gives it (cot read at the fractional
+    part of x, where it is accurate). PyTorch's poles: digamma is ``-inf`` at +0, ``+inf`` at
+    -0 and NaN at the negative integers; polygamma(n >= 2) is ``(-1)ⁿ⁺¹ inf`` at every
+    non-positive integer; trigamma reflects through ``π² / sin²(πx)``, which stays finite (and
+    huge) at the negative integers, as PyTorch's does. ``x`` is float64 (PyTorch computes in
+    double for float32 too), ``own`` the input in its own dtype, in which PyTorch's trigamma
+    takes its sine.
+    """
+    negative = x < 0
+    y = jnp.where(negative, 1 - x, x)
+    direct = jsp.digamma(y) if n == 0 else jsp.polygamma(n, y)
+    frac = x - jnp.trunc(x)
+    pi = jnp.asarray(np.pi, x.dtype)
+    if n == 1:
+        pi_own = jnp.asarray(np.pi, own.dtype)
+        reflection = (pi_own * pi_own / jnp.square(jnp.sin(pi_own * own))).astype(x.dtype)
+    else:
+        cot = jnp.cos(pi * frac) / jnp.sin(pi * frac)
+        reflection = -(pi ** (n + 1)) * npoly.polyval(cot, _cot_derivative(n).astype(x.dtype))
+    value = jnp.where(negative, (-1) ** n * direct + reflection, direct)
+    pole = (x == jnp.trunc(x)) & (x <= 0)
+    if n == 0:
+        at_pole = jnp.where(x == 0, jnp.copysign(jnp.asarray(jnp.inf, x.dtype), -x), jnp.nan)
+    elif n == 1:
+        at_pole = jnp.where(x == 0, jnp.inf, value)
+    else:
+        at_pole = jnp.full_like(x, jnp.inf if n % 2 else -jnp.inf)
+    return jnp.where(pole, at_pole, value)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _polygamma(n, x):
+    return _polygamma_value(n, x.astype(jnp.float64), x).astype(x.dtype)
+
+
+@_polygamma.defjvp
+def _polygamma_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _polygamma(n, x), _polygamma(n + 1, x) * t
+
+
+@jax.custom_jvp
+def _lgamma(x):
+    # in float64, as PyTorch's float32 lgamma is accurate near its zeros
+    return jsp.gammaln(x.astype(jnp.float64)).astype(x.dtype)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals, tangents):
+    # digamma, with its poles: -inf at +0, +inf at -0, NaN at the negative integers
+    (x,), (t,) = primals, tangents
+    return _lgamma(x), _polygamma(0, x) * t
+
+
+@jax.custom_jvp
+def _i0(x):
+    return jsp.i0(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    # i0' = i1 (0 at 0; JAX's rule gives 1 there)
+    (x,), (t,) = primals, tangents
+    return jsp.i0(x), jsp.i1(x) * t
+
+
 erf = _unary("erf", jax.scipy.special.erf)
 erfc = _unary("erfc", jax.scipy.special.erfc)
-erfinv = _unary("erfinv", jax.scipy.special.erfinv, saves="output")
-lgamma = _unary("lgamma", jax.scipy.special.gammaln)
-digamma = _unary("digamma", lambda x: jnp.where(x == 0, -jnp.inf, jax.scipy.special.digamma(x)))
+erfinv = _unary("erfinv", jax.scipy.special.erfinv, saves={"x": "any"})
+lgamma = _unary("lgamma", _lgamma)
+digamma = _unary("digamma", lambda x: _polygamma(0, x))
 sinc = _unary("sinc", jnp.sinc)
-i0 = _unary("i0", jsp.i0, grad_fn="I0Backward0")
+i0 = _unary("i0", _i0, grad_fn="I0Backward0")
 
 
 @jax.custom_jvp
@@ -51,12 +136,24 @@ def _entr_jvp(primals, tangents):
 
 
 entr = _unary("special_entr", _entr, grad_fn="SpecialEntrBackward0")
-ndtri = _unary("special_ndtri", jsp.ndtri, grad_fn="SpecialNdtriBackward0")
-log_ndtr = _unary("special_log_ndtr", jsp.log_ndtr, grad_fn="SpecialLogNdtrBackward0")
-i0e = _unary("special_i0e", jsp.i0e, grad_fn="SpecialI0EBackward0")
-i1 = _unary("special_i1", jsp.i1, grad_fn="SpecialI1Backward0")
-i1e = _unary("special_i1e", jsp.i1e, grad_fn="SpecialI1EBackward0")
-erfcx = _unary("special_erfcx", jsp.erfcx, grad_fn="SpecialErfcxBackward0")
+ndtri = _unary("special_ndtri", jsp.ndtri, grad_fn="SpecialNdtriBackward0", saves={"out": "any"})
+log_ndtr = _unary("special_log_ndtr", jsp.log_ndtr, grad_fn="SpecialLogNdtrBackward0", saves={"x": "any", "out": "any"})
+i0e = _unary("special_i0e", jsp.i0e, grad_fn="SpecialI0EBackward0", saves={"x": "any", "out": "any"})
+i1 = _unary("special_i1", jsp.i1, grad_fn="SpecialI1Backward0", saves={"x": "any", "out": "any"})
+i1e = _unary("special_i1e", jsp.i1e, grad_fn="SpecialI1EBackward0", saves={"x": "any", "out": "any"})
+erfcx = _unary("special_erfcx", jsp.erfcx, grad_fn="SpecialErfcxBackward0", saves={"x": "any", "out": "any"})
+
+
+@jax.custom_jvp
+def _logit(x):
+    return jnp.log(x / (1 - x))
+
+
+@_logit.defjvp
+def _logit_jvp(primals, tangents):
+    # PyTorch: grad / (x (1 - x)), +inf at 0 and at 1 (JAX's rule gives NaN there)
+    (x,), (t,) = primals, tangents
+    return _logit(x), t / (x * (1 - x))
 
 
 @op("logit")
@@ -67,17 +164,12 @@ def logit(x, *, dtype, eps):
         lo = jnp.asarray(eps, x.dtype)
         hi = jnp.asarray(1 - eps, x.dtype)
         x = jnp.where(x < lo, lax.stop_gradient(lo), jnp.where(x > hi, lax.stop_gradient(hi), x))
-    return jnp.log(x / (1 - x))
+    return _logit(x)
 
 
 @op("polygamma", scalar_slots=False)
 def polygamma(x, *, dtype, n):
-    x = _c(x, dtype)
-    if n == 0:
-        return jsp.digamma(x)
-    # the pole at 0 is +inf (odd n) or -inf (even n), as PyTorch
-    pole = jnp.asarray(jnp.inf if n % 2 else -jnp.inf, x.dtype)
-    return jnp.where(x == 0, pole, jsp.polygamma(n, x))
+    return _polygamma(n, _c(x, dtype))
 
 
 @op("mvlgamma")
@@ -109,17 +201,17 @@ def x_times_log(log, log_denominator):
 _xlogy = x_times_log(jnp.log, lambda y: y)
 
 
-@op("xlogy")
+@op("xlogy", saves={"a": "any", "b": "any"})
 def xlogy(a, b, *, dtype):
     return _xlogy(_c(a, dtype), _c(b, dtype))
 
 
-@op("xlogy_scalar_self", grad_fn="XlogyBackward1", scalar_slots=False)
+@op("xlogy_scalar_self", grad_fn="XlogyBackward1", scalar_slots=False, saves={"b": "any"})
 def xlogy_scalar_self(b, a, *, dtype):
     return _xlogy(_c(a, dtype), _c(b, dtype))
 
 
-@op("xlogy_scalar_other", grad_fn="XlogyBackward2", scalar_slots=False)
+@op("xlogy_scalar_other", grad_fn="XlogyBackward2", scalar_slots=False, saves={"a": "any"})
 def xlogy_scalar_other(a, b, *, dtype):
     return _xlogy(_c(a, dtype), _c(b, dtype))
 
@@ -127,16 +219,16 @@ def xlogy_scalar_other(a, b, *, dtype):
 _xlog1py = x_times_log(jnp.log1p, lambda y: 1 + y)
 
 
-@op("special_xlog1py", grad_fn="SpecialXlog1PyBackward0")
+@op("special_xlog1py", grad_fn="SpecialXlog1PyBackward0", saves={"a": "any", "b": "any"})
 def xlog1py(a, b, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
 
 
-@op("special_xlog1py_scalar_self", grad_fn="SpecialXlog1PyBackward1", scalar_slots=False)
+@op("special_xlog1py_scalar_self", grad_fn="SpecialXlog1PyBackward1", scalar_slots=False, saves={"b": "any"})
 def xlog1py_scalar_self(b, a, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
 
 
-@op("special_xlog1py_scalar_other", grad_fn="SpecialXlog1PyBackward2", scalar_slots=False)
+@op("special_xlog1py_scalar_other", grad_fn="SpecialXlog1PyBackward2", scalar_slots=False, saves={"a": "any"})
 def xlog1py_scalar_other(a, b, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))

@@ -72,8 +72,9 @@ def _replay(node, grads):
     bop = backward_op(node)
     cts = [grads[0]] if node.avals is None else list(grads)
     ct_arrays = [None if c is None else c._data for c in cts]
-    depends = primal_dependence(bop, node.primals, ct_arrays, node.mask)
+    depends, reach = primal_dependence(bop, node.primals, ct_arrays, node.mask)
     primals = list(node.primals)
+    live = set()
     tensor_idx = 0
     for i, m in enumerate(node.mask):
         if not m:
@@ -83,8 +84,13 @@ def _replay(node, grads):
         if fn is None or not depends[i]:
             continue
         primals[i] = _wrap_on_edge(primals[i], fn, nr)
+        live.add(i)
+    n = len(primals)
+    live.update(n + j for j, c in enumerate(cts) if c is not None and c._rg)
     out = apply(bop, tuple(primals) + tuple(cts))
-    return out if isinstance(out, tuple) else (out,)
+    out = out if isinstance(out, tuple) else (out,)
+    # a gradient that reads no input requiring grad is a constant, as PyTorch's
+    return tuple(o if reach[k] & live else _wrap(o._data) for k, o in enumerate(out))
 
 
 # ---------------------------------------------------------------------- what the engine may do to Tensors

@@ -192,19 +192,16 @@ def _record(op, args, arrays, cfg, view_result):
     edges = []
     mask = []
     edge_pos = []
-    saved = [] if op.saves == "inputs" else None
+    spec = op.saved_inputs
+    saved = [] if spec is None else None
     no_slot = op.no_slot
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             if i in no_slot:
                 mask.append(False)
                 continue
-            if a._inference and op.saves != "none":
-                raise RuntimeError(
-                    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-                    "inference mode in computation tracked by autograd. To work around this, you can make a "
-                    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
-                    "of `torch.inference_mode()`.")
+            if a._inference and spec is None and op.saves != "none":
+                raise RuntimeError(_INFERENCE_SAVED)
             if a._rg:
                 edge_pos.append(len(edges))
                 edges.append(a._edge())
@@ -221,6 +218,10 @@ def _record(op, args, arrays, cfg, view_result):
                 if saved is not None and len(args) == 2:
                     # ``x * 2``, ``x / 2``: as PyTorch, only the number is kept, not x
                     saved = None
+    holds = op.saves != "none"
+    if spec is not None:
+        saved, holds = _saved_by_spec(spec, args, mask)
+        holds = holds or bool(op.saved_outputs) or op.saves == "unchecked"
     fwd = op._fwd.get(cfg)
     try:
         out = (fwd or op.forward(cfg))(*arrays)
@@ -232,8 +233,10 @@ def _record(op, args, arrays, cfg, view_result):
     if cls is None:
         cls = op.node_cls = node_class(op.grad_fn)
     node = cls(tuple(edges), op, cfg, arrays, tuple(mask), tuple(edge_pos), avals)
+    if not holds:
+        node.holds = False
     if saved:
-        node.saved = _saved_entries(saved)
+        node.saved = _saved_entries(saved) if spec is None else saved
     if STATE.anomaly:
         node._trace = traceback.format_stack()[:-3]
     if not multi and not op.is_view:
@@ -243,7 +246,7 @@ def _record(op, args, arrays, cfg, view_result):
         if _FLOAT_KIND.get(out.dtype):
             t._grad_fn = node
             t._rg = True
-            if op.saves == "output":
+            if op.saved_outputs:
                 node.out_checks = ((0, t._cell, 0, out.shape, out.dtype),)
         if STATE.inference:
             t._inference = True
@@ -254,9 +257,36 @@ def _record(op, args, arrays, cfg, view_result):
     else:
         result = _make_output(op, args, arrays, cfg, out, None, node, view_result)
         outs = (result,)
-    if op.saves == "output":
+    kept = op.saved_outputs
+    if kept == "all":
         node.out_checks = tuple((k, o._cell, 0, o._data.shape, o._data.dtype) for k, o in enumerate(outs) if o._rg)
+    elif kept:
+        node.out_checks = tuple((k, outs[k]._cell, 0, outs[k]._data.shape, outs[k]._data.dtype) for k in kept)
     return result
+
+
+_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def _saved_by_spec(spec, args, mask):
+    """The version-check entries of the tensors an op's node saves (``op.saved_inputs``), and
+    whether it saves anything (a saved number, ``x * 2``'s 2, is freed after backward too)."""
+    entries = []
+    holds = False
+    for pos, guard in spec:
+        if pos >= len(args) or (guard is not None and not mask[guard]):
+            continue
+        holds = True
+        t = args[pos]
+        if isinstance(t, Tensor):
+            if t._inference:
+                raise RuntimeError(_INFERENCE_SAVED)
+            holder = t._vc or t._cell
+            entries.append((t, holder, holder.version))
+    return tuple(entries), holds
 
 
 def _saved_entries(tensors):
