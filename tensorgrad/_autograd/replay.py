@@ -11,17 +11,15 @@ import jax
 import jax.numpy as jnp
 
 from .dependence import depends_on
+from .._cache import SMALL, config_key
 from .._ops.registry import OpDef, vjp_call
-
-_BACKWARD_OPS = {}
-_DEPENDS = {}
 
 
 def backward_op(node):
     """The node's backward as a recordable op: grads of the VJP are again VJPs."""
     multi = node.avals is not None
-    key = (node.op, node.cfg, node.mask, multi)
-    bop = _BACKWARD_OPS.get(key)
+    key = ("backward op", node.op, config_key(node.cfg), node.mask, multi)
+    bop = SMALL.get(key)
     if bop is None:
         n = len(node.mask)
         fwd = node.op.bind(node.cfg)
@@ -31,7 +29,7 @@ def backward_op(node):
             return tuple(vjp_call(fwd, mask, args[:n], args[n:] if multi else args[n]))
 
         bop = OpDef(node.op.name + "_backward", backward_fn, node.op.grad_fn + "Backward", scalar_slots=False)
-        _BACKWARD_OPS[key] = bop
+        SMALL.put(key, bop)
     return bop
 
 
@@ -41,9 +39,9 @@ def primal_dependence(bop, primals, cts, mask):
     A linear op's VJP does not read its input (``x * 2`` gives ``2 * ct``), so, as in PyTorch,
     a create_graph gradient that does not depend on any input does not require grad.
     """
-    key = (bop, tuple(jax.tree_util.tree_map(lambda a: (jnp.shape(a), jnp.result_type(a)), list(primals))),
+    key = ("depends", bop, tuple(jax.tree_util.tree_map(lambda a: (jnp.shape(a), jnp.result_type(a)), list(primals))),
            tuple(c is None for c in cts))
-    found = _DEPENDS.get(key)
+    found = SMALL.get(key)
     if found is None:
         idx = [i for i, m in enumerate(mask) if m]
 
@@ -57,5 +55,5 @@ def primal_dependence(bop, primals, cts, mask):
         found = [False] * len(mask)
         for i, hit in zip(idx, hits):
             found[i] = hit
-        found = _DEPENDS[key] = tuple(found)
+        found = SMALL.put(key, tuple(found))
     return found

@@ -121,9 +121,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
             arrays.append(a)
     if record and STATE.grad and op.differentiable and not STATE.inference:
         return _record(op, args, arrays, cfg, _view_result)
-    fwd = op._fwd.get(cfg)
     try:
-        out = (fwd or op.forward(cfg))(*arrays)
+        out = op.forward(cfg)(*arrays)
     except (TypeError, ValueError) as error:
         raise _broadcast_error(arrays, error) from None
     if STATE.functional and not STATE.grad:
@@ -221,9 +220,8 @@ def _record(op, args, arrays, cfg, view_result):
                 if saved is not None and len(args) == 2:
                     # ``x * 2``, ``x / 2``: as PyTorch, only the number is kept, not x
                     saved = None
-    fwd = op._fwd.get(cfg)
     try:
-        out = (fwd or op.forward(cfg))(*arrays)
+        out = op.forward(cfg)(*arrays)
     except (TypeError, ValueError) as error:
         raise _broadcast_error(arrays, error) from None
     multi = type(out) is tuple
