@@ -43,7 +43,7 @@ import weakref
 import jax
 import numpy as np
 
-__all__ = ["Cache", "config_key", "jit", "bounded_jit", "set_limits", "limits", "stats", "clear", "KERNELS",
+__all__ = ["Cache", "config_key", "value_key", "jit", "bounded_jit", "set_limits", "limits", "stats", "clear", "KERNELS",
            "FUSED", "SMALL", "ENV"]
 
 ENV = "TENSORGRAD_CACHE_LIMITS"
@@ -88,16 +88,17 @@ _LIMITS.update(_parse(os.environ.get(ENV, "")))
 _PLAIN = {int, str, type(None), type, type(Ellipsis)}
 
 
-def _key(v):
+def value_key(v):
+    """The cache key of one value (see ``config_key``)."""
     t = type(v)
     if t in _PLAIN:
         return v
     if t is tuple or t is list:
         if t is tuple and all(map(_PLAIN.__contains__, map(type, v))):
             return v
-        return (t, tuple(map(_key, v)))
+        return (t, tuple(map(value_key, v)))
     if isinstance(v, (complex, np.complexfloating)):
-        return (t, _key(float(v.real)), _key(float(v.imag)))
+        return (t, value_key(float(v.real)), value_key(float(v.imag)))
     if isinstance(v, (float, np.floating)):
         if v != v:
             return (t, "nan")
@@ -117,7 +118,7 @@ def config_key(cfg):
     """
     if all(map(_PLAIN.__contains__, map(type, cfg))):
         return cfg
-    return tuple(map(_key, cfg))
+    return tuple(map(value_key, cfg))
 
 
 # ---------------------------------------------------------------------- the cache
@@ -132,16 +133,16 @@ class Cache:
     to use from many threads.
     """
 
-    def __init__(self, name, register=True):
+    def __init__(self, name, on_evict=None):
         if name not in _DEFAULTS:
             raise ValueError(f"unknown cache {name!r}")
         self.name = name
+        self.on_evict = on_evict      # called with (key, value) of each entry evicted
         self._entries = collections.OrderedDict()     # key -> [value, weight]
         self._lock = threading.Lock()
         self.size = 0
         self.hits = self.misses = self.evictions = self.traces = 0
-        if register:
-            _REGISTERED.setdefault(name, weakref.WeakSet()).add(self)
+        _REGISTERED.setdefault(name, weakref.WeakSet()).add(self)
 
     def __len__(self):
         return len(self._entries)
@@ -168,7 +169,7 @@ class Cache:
             self._entries[key] = [value, weight]
             self.size += weight
             dropped = self._evict()
-        del old, dropped        # freed outside the lock
+        self._dropped(dropped)
         return value
 
     def grow(self, key, value, weight=1):
@@ -181,33 +182,30 @@ class Cache:
             entry[1] += weight
             self.size += weight
             dropped = self._evict()
-        del dropped
-
-    def pop(self, key):
-        """Remove ``key``'s entry; its value, or None."""
-        with self._lock:
-            entry = self._entries.pop(key, None)
-            if entry is None:
-                return None
-            self.size -= entry[1]
-        return entry[0]
+        self._dropped(dropped)
 
     def _evict(self):
         limit = _LIMITS[self.name]
         entries = self._entries
         dropped = []
         while entries and (self.size > limit or len(entries) > limit):
-            _, entry = entries.popitem(last=False)
+            key, entry = entries.popitem(last=False)
             self.size -= entry[1]
             self.evictions += 1
-            dropped.append(entry)
+            dropped.append((key, entry[0]))
         return dropped
+
+    def _dropped(self, dropped):
+        """After the lock is released: tell ``on_evict``; the values are freed on return."""
+        if self.on_evict is not None:
+            for key, value in dropped:
+                self.on_evict(key, value)
 
     def shrink(self):
         """Evict down to the current limit (after ``set_limits`` lowered it)."""
         with self._lock:
             dropped = self._evict()
-        del dropped
+        self._dropped(dropped)
 
     def clear(self):
         with self._lock:
