@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from ._autograd.grad_mode import STATE
 from ._autograd.node import JaxCallNode, node_class, _inexact, _zero_cotangent
+from ._storage.overlay import Overlay
 from ._storage.watch import Watch
 from ._tensor import Tensor, _wrap, _wrap_on_edge
 
@@ -167,18 +168,12 @@ def record_call(fn, args, name="CallJaxBackward0"):
         call = list(flat)
         for i, arr in zip(diff, arrays):
             call[i] = _wrap(arr)
-        cells = [t._cell for t in closures]
-        saved = [(c.value, c.gen) for c in cells]
-        for c, arr in zip(cells, arrays[len(diff):]):
-            c.value = arr
-            c.gen += 1
-        try:
+        # the closed-over tensors hold the tracers in this thread's overlay only
+        with Overlay() as mine:
+            for t, arr in zip(closures, arrays[len(diff):]):
+                mine.put(t._cell, arr)
             with functional_scope():
                 result = fn(*reorder(jax.tree_util.tree_unflatten(treedef, call), arg_skeleton))
-        finally:
-            for c, (value, gen) in zip(cells, saved):
-                c.value = value
-                c.gen = max(gen, c.gen) + 1
         out, out_tree = jax.tree_util.tree_flatten(result, is_leaf=is_tensor)
         layout["tree"] = out_tree
         layout["skeleton"] = skeleton(result)

@@ -12,11 +12,11 @@ import os
 import threading
 import warnings
 
-import jax
 import jax.numpy as jnp
 
 from .grad_mode import STATE
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
+from .._cache import FUSED, config_key, jit
 from .._ops.registry import vjp_call
 
 
@@ -301,35 +301,39 @@ def _report_anomaly(node):
 # A training loop builds the same graph every step. The second time a graph of a given
 # structure is backpropagated (and from then on), its whole backward runs as one compiled XLA
 # program instead of one compiled call per node. The structure key holds each node's op,
-# configuration, mask and edges; jit itself specializes on the primals' shapes and dtypes.
+# configuration key, mask and edges; jit itself specializes on the primals' shapes and dtypes,
+# and each program it compiles counts towards the ``fused`` cache's limit (``_cache.py``).
 # Graphs with hooks, retained grads, captures or create_graph take the node-by-node path.
 
-_FUSED = {}
-_FUSED_LIMIT = 512
+_SEEN = "seen once"         # a structure's first backward: compiled on its next occurrence
 _FUSED_MAX_NODES = 1000     # bigger graphs would spend longer compiling than running
 
 
 def _structure(order, root_edges, gops):
+    """The structure key of a graph, its node index, and each node's configuration."""
     index = {n: i for i, n in enumerate(order)}
     parts = []
+    cfgs = []
     for n in order:
         if n._pre or n._post or n._tensor_pre or n._retain:
-            return None, None
+            return None, None, None
         if type(n) is AccumulateGrad:
             var = n.variable
             if var is None or gops.post_accumulate_hooks(var):
-                return None, None
+                return None, None, None
             parts.append(None)
+            cfgs.append(None)
             continue
         if not isinstance(n, OpNode) or n.freed:
-            return None, None
+            return None, None, None
         nexts = tuple((-1 if c is None else index[c], nr) for c, nr in n._next)
-        parts.append((n.op, n.cfg, n.mask, n.edge_pos, n.avals is not None, n._num_outputs(), nexts))
+        parts.append((n.op, config_key(n.cfg), n.mask, n.edge_pos, n.avals is not None, n._num_outputs(), nexts))
+        cfgs.append(n.cfg)
     roots = tuple((index[n], nr) for n, nr in root_edges if n is not None)
-    return (tuple(parts), roots), index
+    return (tuple(parts), roots), index, cfgs
 
 
-def _fused_program(parts, roots):
+def _fused_program(parts, roots, cfgs):
     """The whole backward of a graph structure as one function of (primals, root grads)."""
     def backward(primals, root_grads):
         bufs = [None] * len(parts)
@@ -349,11 +353,11 @@ def _fused_program(parts, roots):
             p += 1
             if grads is None or all(g is None for g in grads):
                 continue
-            op, cfg, mask, edge_pos, multi, nout, nexts = part
+            op, _, mask, edge_pos, multi, nout, nexts = part
             if not any(mask):
                 continue
             cts = tuple(grads) if multi else grads[0]
-            results = vjp_call(op.bind(cfg), mask, node_primals, cts)
+            results = vjp_call(op.bind(cfgs[i]), mask, node_primals, cts)
             for pos, r in zip(edge_pos, results):
                 child, nr = nexts[pos]
                 if child < 0:
@@ -364,24 +368,22 @@ def _fused_program(parts, roots):
                 old = bufs[child][nr]
                 bufs[child][nr] = r if old is None else old + r
         return leaf_grads
-    return jax.jit(backward)
+    return backward
 
 
 def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
     if not 3 <= len(deps) <= _FUSED_MAX_NODES:
         return False
     order = _topological(roots, deps)
-    key, index = _structure(order, root_edges, gops)
+    key, index, cfgs = _structure(order, root_edges, gops)
     if key is None:
         return False
-    program = _FUSED.get(key)
+    program = FUSED.get(key)
     if program is None:
-        if len(_FUSED) >= _FUSED_LIMIT:
-            _FUSED.clear()
-        _FUSED[key] = True          # seen once: compile on the next occurrence
+        FUSED.put(key, _SEEN, 0)
         return False
-    if program is True:
-        program = _FUSED[key] = _fused_program(*key)
+    if program is _SEEN:
+        program = jit(FUSED, key, _fused_program(*key, cfgs))
     primals = []
     leaves = []
     for n in order:

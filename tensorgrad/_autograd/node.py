@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 
+from .._cache import bounded_jit
 from .._hooks import RemovableHandle
 
 _seq = itertools.count()
@@ -54,7 +55,7 @@ def short_name(node):
     return head + ("" if tail == "0" else tail)
 
 
-@jax.jit
+@bounded_jit
 def _add(a, b):
     return a + b
 
@@ -320,7 +321,7 @@ class CompiledFunctionBackward(Node):
         return list(_pull(self.vjp_fn, cts))
 
 
-@jax.jit
+@bounded_jit
 def _pull(vjp_fn, cts):
     return vjp_fn(cts)[0]
 

@@ -7,22 +7,25 @@ module makes that op and says which of the node's inputs its result depends on; 
 Tensor.
 """
 
+import weakref
+
 import jax
 import jax.numpy as jnp
 
 from .dependence import reaches
+from .._cache import SMALL, config_key
 from .._ops.registry import OpDef, vjp_call
 
-_BACKWARD_OPS = {}
-_DEPENDS = {}
-_READS = {}     # backward op -> {primal: the primals its gradient reads} (the forward op's ``grad_reads``)
+# backward op -> {primal: the primals its gradient reads} (the forward op's ``grad_reads``);
+# weak, so an op evicted from the bounded cache takes its entry with it
+_READS = weakref.WeakKeyDictionary()
 
 
 def backward_op(node):
     """The node's backward as a recordable op: grads of the VJP are again VJPs."""
     multi = node.avals is not None
-    key = (node.op, node.cfg, node.mask, multi)
-    bop = _BACKWARD_OPS.get(key)
+    key = ("backward op", node.op, config_key(node.cfg), node.mask, multi)
+    bop = SMALL.get(key)
     if bop is None:
         n = len(node.mask)
         fwd = node.op.bind(node.cfg)
@@ -32,7 +35,7 @@ def backward_op(node):
             return tuple(vjp_call(fwd, mask, args[:n], args[n:] if multi else args[n]))
 
         bop = OpDef(node.op.name + "_backward", backward_fn, node.op.grad_fn + "Backward", scalar_slots=False)
-        _BACKWARD_OPS[key] = bop
+        SMALL.put(key, bop)
         _READS[bop] = node.op.grad_reads
     return bop
 
@@ -48,9 +51,9 @@ def primal_dependence(bop, primals, cts, mask):
     incoming gradient itself, whatever ``b``'s reads). The primals named in the forward op's
     ``grad_reads`` count as read.
     """
-    key = (bop, tuple(jax.tree_util.tree_map(lambda a: (jnp.shape(a), jnp.result_type(a)), list(primals))),
+    key = ("depends", bop, tuple(jax.tree_util.tree_map(lambda a: (jnp.shape(a), jnp.result_type(a)), list(primals))),
            tuple(c is None for c in cts))
-    found = _DEPENDS.get(key)
+    found = SMALL.get(key)
     if found is None:
         idx = [i for i, m in enumerate(mask) if m]
         ct_idx = [j for j, c in enumerate(cts) if c is not None]
@@ -72,5 +75,5 @@ def primal_dependence(bop, primals, cts, mask):
                       for k, hits in enumerate(per_output))
         hit = frozenset().union(*reach)
         depends = tuple(m and i in hit for i, m in enumerate(mask))
-        found = _DEPENDS[key] = (depends, reach)
+        found = SMALL.put(key, (depends, reach))
     return found

@@ -4,6 +4,7 @@ differentiable programs of compiled forwards. What it does as the user sees it i
 docstring (``tensorgrad/_compile/__init__.py``).
 """
 
+import collections
 import functools
 import gc
 import os
@@ -13,6 +14,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from .._cache import Cache, limits, value_key
 from .._autograd import engine
 from .._autograd.grad_mode import STATE
 from .._autograd.node import CompiledFunctionBackward, node_class
@@ -26,6 +28,7 @@ __all__ = ["CompiledFunction"]
 _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError)
 _MAX_RETRACES = 3
+_LOG_LINES = 1000
 
 
 class _Unsupported(Exception):
@@ -40,15 +43,30 @@ class _Retrace(Exception):
 
 # ---------------------------------------------------------------------- the compiled callable
 
+class _Signature:
+    """What a compiled function keeps for one call signature: the state it lifts, its programs
+    (one per set of guards) and, once it cannot be compiled, why its calls run eagerly."""
+
+    __slots__ = ("state", "programs", "eager")
+
+    def __init__(self, state):
+        self.state = state          # [(owner, kind)]
+        self.programs = []          # [_Program]
+        self.eager = None
+
+
 class CompiledFunction:
-    """``tensorgrad.compile(fn)``: ``fn`` run as cached XLA programs (see the module's docs)."""
+    """``tensorgrad.compile(fn)``: ``fn`` run as cached XLA programs (see the module's docs).
+
+    Its signatures and their programs live in its own ``compiled`` cache (``tensorgrad._cache``):
+    beyond the limit the least recently used signature goes with its programs, and a later call
+    with it starts again from an eager first call.
+    """
 
     def __init__(self, fn):
         self.fn = fn
-        self._programs = {}         # signature -> [_Program]
-        self._state = {}            # signature -> [(owner, kind)]: the state to lift
-        self._eager = {}            # signature -> why calls with it run eagerly
-        self._log = []
+        self._signatures = Cache("compiled", on_evict=self._evicted)
+        self._log = collections.deque(maxlen=_LOG_LINES)
         self.fullgraph = False
         functools.update_wrapper(self, fn)
 
@@ -56,7 +74,8 @@ class CompiledFunction:
         return self if obj is None else functools.partial(self, obj)
 
     def explain(self):
-        """Why each program was traced, and why calls ran eagerly, one line each."""
+        """Why each program was traced, and why calls ran eagerly, one line each (the latest
+        lines, at most 1000)."""
         return "\n".join(self._log)
 
     def __call__(self, *args, **kwargs):
@@ -67,17 +86,17 @@ class CompiledFunction:
         if any(isinstance(t._cell.value, jax.core.Tracer) for t in tensors):
             return self.fn(*args, **kwargs)     # inside the user's own jax transform: trace through
         key = _signature(treedef, leaves)
-        if key in self._eager:
-            return self.fn(*args, **kwargs)
-        programs = self._programs.get(key)
-        if programs is None:
+        sig = self._signatures.get(key)
+        if sig is None:
             return self._first_call(key, args, kwargs, tensors)
-        for program in programs:
+        if sig.eager is not None:
+            return self.fn(*args, **kwargs)
+        for program in sig.programs:
             cells = program.cells(tensors)
             if cells is not None:
                 return _execute(program, cells, tensors)
         why = "a guard failed (.grad set or cleared, an optimizer hyperparameter, a tensor's storage or shape)"
-        return self._trace(key, args, kwargs, tensors, why if programs else "second call")
+        return self._trace(key, sig, args, kwargs, tensors, why if sig.programs else "second call")
 
     def _first_call(self, key, args, kwargs, tensors):
         """Run eagerly, watching which tensors outlive the call: the state to lift next time."""
@@ -94,13 +113,12 @@ class CompiledFunction:
                 continue
             entry = (owner, _GRAD) if owner is not None else (t, _CELL)
             state.setdefault(id(t._cell), entry)
-        self._state[key] = list(state.values())
-        self._programs[key] = []
+        self._signatures.put(key, _Signature(list(state.values())), 0)
         self._log.append(f"call 1 ran eagerly and found {len(state)} tensors of state")
         return result
 
-    def _trace(self, key, args, kwargs, tensors, reason):
-        entries = self._state[key]
+    def _trace(self, key, sig, args, kwargs, tensors, reason):
+        entries = sig.state
         for attempt in range(_MAX_RETRACES + 1):
             entries = _dedupe(entries)
             try:
@@ -108,31 +126,36 @@ class CompiledFunction:
                 break
             except _Retrace as more:
                 if attempt == _MAX_RETRACES:
-                    return self._fall_back(key, args, kwargs, "the step keeps reading new tensors from outside")
+                    return self._fall_back(sig, args, kwargs, "the step keeps reading new tensors from outside")
                 entries = entries + more.entries
                 reason = f"traced again to lift {len(more.entries)} more tensors"
             except _CONCRETIZATION + (_Unsupported,) as error:
-                return self._fall_back(key, args, kwargs, _describe(error))
-        self._state[key] = entries
-        self._log.append(f"traced program {len(self._programs[key]) + 1}: {reason}")
+                return self._fall_back(sig, args, kwargs, _describe(error))
+        sig.state = entries
+        self._log.append(f"traced program {len(sig.programs) + 1}: {reason}")
         result = _execute(program, cells, tensors)
         if program.escaped:
             # the trace created tensors that outlive it (new optimizer state, ...); the next
             # call must lift them, so this program served this call only
             self._log.append(f"  it created {len(program.escaped)} lasting tensors, so the next call traces again")
-            self._state[key] = entries + [(c, _FIXED) for c in program.escaped]
+            sig.state = entries + [(c, _FIXED) for c in program.escaped]
         else:
-            self._programs[key].append(program)
+            sig.programs.append(program)
+            self._signatures.grow(key, sig)
         return result
 
-    def _fall_back(self, key, args, kwargs, why):
+    def _fall_back(self, sig, args, kwargs, why):
         if self.fullgraph:
             raise RuntimeError(f"tensorgrad.compile(fullgraph=True): {why}")
-        self._eager[key] = why
+        sig.eager = why
         self._log.append(f"running eagerly: {why}")
         warnings.warn(f"tensorgrad.compile: {why}; running {getattr(self.fn, '__name__', 'the step')} eagerly",
                       UserWarning, stacklevel=3)
         return self.fn(*args, **kwargs)
+
+    def _evicted(self, key, sig):
+        self._log.append(f"dropped a signature and its {len(sig.programs)} programs, the least recently used "
+                         f"beyond the cache's limit ({limits()['compiled']})")
 
 
 def _dedupe(entries):
@@ -158,9 +181,10 @@ def _signature(treedef, leaves):
         else:
             try:
                 hash(x)
-                parts.append((type(x), x))
             except TypeError:
                 parts.append((type(x), id(x)))
+            else:
+                parts.append(value_key(x))      # 0.0 and -0.0, 1 and True differ; NaN equals NaN
     return (treedef, tuple(parts), STATE.grad, STATE.inference)
 
 
@@ -198,8 +222,7 @@ def _build(fn, entries, args, kwargs, tensors, reason):
         finally:
             for owner, before in rec.grad_writes.values():
                 owner._grad_value = before
-            for cell, value, gen, version in rec.outside:
-                cell.value, cell.gen, cell.version = value, max(cell.gen, gen) + 1, version
+            rec.outside.close()
             lifted.restore()
 
     values = [c.value for c in cells]

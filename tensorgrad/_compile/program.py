@@ -1,13 +1,17 @@
 """A traced program of a compiled step, the guards under which it is valid, and the lifting of
-cells (tracers in for a trace, the arrays back afterwards)."""
+cells (tracers in for a trace, in this thread's overlay of the cells only)."""
 
+from .._cache import config_key
+from .._storage.overlay import Overlay
 from .recorder import _CELL, _FIXED
 
 
 def _optimizer_guard(opt):
-    """The Python numbers of an optimizer's groups, which a trace bakes into its program."""
-    return tuple(tuple((k, v) for k, v in group.items() if k != "params" and isinstance(v, (int, float, bool)))
-                 for group in opt.param_groups)
+    """The Python numbers of an optimizer's groups, which a trace bakes into its program (keyed:
+    ``0.0`` and ``-0.0`` differ, NaN equals NaN)."""
+    return config_key(tuple(tuple((k, v) for k, v in group.items()
+                                  if k != "params" and isinstance(v, (int, float, bool)))
+                            for group in opt.param_groups))
 
 
 def _resolve(owner, kind):
@@ -98,23 +102,20 @@ _OUT = _OutputMarker()
 
 
 class _Lifted:
-    """Puts tracers into the lifted cells for a trace, and the arrays back afterwards."""
+    """Puts tracers into the lifted cells for a trace, as this thread's overlay of them: another
+    thread meanwhile sees (and writes) the cells' own arrays and versions."""
 
     def __init__(self, cells):
         self.cells = cells
-        self.saved = [(c.value, c.gen, c.version) for c in cells]
+        self.versions = [c.version for c in cells]
+        self.overlay = Overlay()
 
     def put(self, values):
         for c, v in zip(self.cells, values):
-            c.value = v
-            c.gen += 1
+            self.overlay.put(c, v)
 
     def version_delta(self, k):
-        return self.cells[k].version - self.saved[k][2]
+        return self.cells[k].version - self.versions[k]
 
     def restore(self):
-        # a generation no view has cached: views re-read their value
-        for c, (value, gen, version) in zip(self.cells, self.saved):
-            c.value = value
-            c.gen = max(c.gen, gen) + 1
-            c.version = version
+        self.overlay.close()

@@ -11,6 +11,7 @@ import weakref
 import jax
 
 from .._hooks import MODULE_CALL, OPTIMIZER_STEP
+from .._storage.overlay import Overlay
 from .._storage.watch import Watch
 
 # How the state a program lifts is found again on each call: a tensor's own cell, the cell of its
@@ -36,15 +37,16 @@ class _Recorder(Watch):
 
     In the eager first call every tensor touched is remembered weakly; those still alive after
     the call are the state. In a trace, a tensor read whose array is concrete comes from outside
-    and was not lifted (``found``); cells created by the trace are remembered (``created``) to
-    find those that outlive it.
+    and was not lifted (``found``): its cell joins this thread's overlay (``outside``), so what
+    the trace writes there stays in the trace; cells created by the trace are remembered
+    (``created``) to find those that outlive it.
     """
 
     def __init__(self, tracing):
         self.tracing = tracing
         self.touched = {}           # id -> weakref (eager) or tensor (trace)
         self.found = {}             # id(cell) -> entry, for concrete tensors met in a trace
-        self.outside = []           # (cell, value, gen, version) of those, to restore
+        self.outside = Overlay()    # this thread's own values of those cells, dropped after the trace
         self.grad_of = {}           # id(grad tensor) -> the tensor whose ``.grad`` it was read as
         self.grad_reads = {}        # id(owner) -> (owner, was None): ``.grad`` read before set
         self.grad_writes = {}       # id(owner) -> (owner, ``.grad`` before the call)
@@ -64,7 +66,7 @@ class _Recorder(Watch):
         if not isinstance(cell.value, jax.core.Tracer) and id(cell) not in self.found:
             owner = self.grad_of.get(i)
             self.found[id(cell)] = (owner, _GRAD) if owner is not None else (t, _CELL)
-            self.outside.append((cell, cell.value, cell.gen, cell.version))   # restored after the trace
+            self.outside.put(cell, cell.value)
 
     # --- storage events (this thread's, while the call runs)
     def read(self, t):

@@ -1,7 +1,8 @@
 """The op registry: every op is a pure function of jax arrays plus the facts about it.
 
 An op's derivative is JAX's: its backward is ``jax.vjp`` of the same function, compiled once
-per configuration. Nothing here knows about Tensors or the graph.
+per configuration. The compiled kernels live in the bounded ``kernels`` cache (``_cache.py``),
+keyed by ``config_key`` of the configuration. Nothing here knows about Tensors or the graph.
 """
 
 import functools
@@ -10,6 +11,8 @@ import inspect
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from .._cache import KERNELS, config_key, jit
 
 OPS = {}
 
@@ -49,8 +52,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "saved_inputs", "saved_outputs", "is_view",
-                 "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "_fwd", "_bwd", "_raw",
-                 "__weakref__")
+                 "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
                  no_slot=(), differentiable=True, grad_reads=()):
@@ -72,27 +74,19 @@ class OpDef:
         self.no_slot = frozenset(no_slot)
         self.differentiable = differentiable
         self.node_cls = None        # the graph node class, made by the autograd layer on first use
-        self._fwd = {}
-        self._bwd = {}
-        self._raw = {}
 
     def __repr__(self):
         return f"<op {self.name}>"
 
     def bind(self, cfg):
         """The pure function with its configuration applied."""
-        raw = self._raw.get(cfg)
-        if raw is None:
-            raw = functools.partial(self.fn, **dict(zip(self.kwnames, cfg))) if cfg else self.fn
-            self._raw[cfg] = raw
-        return raw
+        return functools.partial(self.fn, **dict(zip(self.kwnames, cfg))) if cfg else self.fn
 
     def forward(self, cfg):
-        """The compiled forward for this configuration (cached)."""
-        f = self._fwd.get(cfg)
-        if f is None:
-            f = self._fwd[cfg] = jax.jit(self.bind(cfg))
-        return f
+        """The compiled forward for this configuration (cached in the ``kernels`` cache)."""
+        key = (self, config_key(cfg)) if cfg else self
+        f = KERNELS.get(key)
+        return f if f is not None else jit(KERNELS, key, self.bind(cfg))
 
     def backward(self, cfg, mask):
         """The compiled backward: ``(primals, cotangents) -> cotangents of the masked primals``.
@@ -100,11 +94,9 @@ class OpDef:
         The forward is replayed inside the same XLA program, so a node keeps only its
         inputs; XLA drops whatever part of the forward the derivative does not need.
         """
-        key = (cfg, mask)
-        f = self._bwd.get(key)
-        if f is None:
-            f = self._bwd[key] = jax.jit(functools.partial(vjp_call, self.bind(cfg), mask))
-        return f
+        key = (self, config_key(cfg), mask)
+        f = KERNELS.get(key)
+        return f if f is not None else jit(KERNELS, key, functools.partial(vjp_call, self.bind(cfg), mask))
 
 
 def _saved_spec(name, saves, positional):

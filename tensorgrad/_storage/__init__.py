@@ -7,7 +7,10 @@
   its chain of view steps (``geometry``), and whether its elements repeat.
 * ``watch``: ``Watch``, the one way to observe what the current thread reads, writes and
   creates (used by ``tensorgrad.compile`` and the ``tensorgrad.func`` closure capture).
+* ``overlay``: ``Overlay``, a thread's own values of some cells while it traces (the tracers of
+  the tensors a trace lifts), which other threads do not see.
 """
 
 from .cell import Cell as Cell, VersionCounter as VersionCounter, reader as reader, writer as writer
 from .watch import Watch as Watch
+from .overlay import Overlay as Overlay

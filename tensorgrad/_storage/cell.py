@@ -8,8 +8,7 @@ PyTorch's functionalization does).
 
 import functools
 
-import jax
-
+from .._cache import KERNELS, config_key, jit
 from .._ops.views import compose_view, scatter_view
 from .watch import note_cell, on_watching
 
@@ -51,13 +50,15 @@ class VersionCounter:
         self.version = 0
 
 
-@functools.lru_cache(maxsize=None)
 def reader(steps):
-    """Compiled ``(base, dyns) -> view value`` for a chain of view steps."""
-    return jax.jit(functools.partial(compose_view, steps))
+    """Compiled ``(base, dyns) -> view value`` for a chain of view steps (in the ``kernels`` cache)."""
+    key = ("view read", config_key(steps))
+    f = KERNELS.get(key)
+    return f if f is not None else jit(KERNELS, key, functools.partial(compose_view, steps))
 
 
-@functools.lru_cache(maxsize=None)
 def writer(steps):
     """Compiled ``(base, dyns, value) -> new base`` writing ``value`` through the view chain."""
-    return jax.jit(functools.partial(scatter_view, steps))
+    key = ("view write", config_key(steps))
+    f = KERNELS.get(key)
+    return f if f is not None else jit(KERNELS, key, functools.partial(scatter_view, steps))

@@ -121,9 +121,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
             arrays.append(a)
     if record and STATE.grad and op.differentiable and not STATE.inference:
         return _record(op, args, arrays, cfg, _view_result)
-    fwd = op._fwd.get(cfg)
     try:
-        out = (fwd or op.forward(cfg))(*arrays)
+        out = op.forward(cfg)(*arrays)
     except (TypeError, ValueError) as error:
         raise _broadcast_error(arrays, error) from None
     if STATE.functional and not STATE.grad:
@@ -222,9 +221,8 @@ def _record(op, args, arrays, cfg, view_result):
     if spec is not None:
         saved, holds = _saved_by_spec(spec, args, mask)
         holds = holds or bool(op.saved_outputs) or op.saves == "unchecked"
-    fwd = op._fwd.get(cfg)
     try:
-        out = (fwd or op.forward(cfg))(*arrays)
+        out = op.forward(cfg)(*arrays)
     except (TypeError, ValueError) as error:
         raise _broadcast_error(arrays, error) from None
     multi = type(out) is tuple

@@ -5,7 +5,6 @@ given generator (or the global one): they are reproducible under ``manual_seed``
 PyTorch's distributions, not its exact streams.
 """
 
-import functools
 import math
 import warnings
 
@@ -14,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._autograd.grad_mode import no_grad
+from .._cache import bounded_jit
 from .._api.random import _key
 from .._tensor import _wrap
 
@@ -90,7 +90,7 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         return tensor.normal_(mean, std, generator=generator)
 
 
-@functools.partial(jax.jit, static_argnums=1)
+@bounded_jit(static_argnums=1)
 def _truncated_normal(key, shape, mean, std, a, b):
     z = jax.random.truncated_normal(key, (a - mean) / std, (b - mean) / std, shape, jnp.float64)
     return jnp.clip(z * std + mean, a, b)
@@ -189,7 +189,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     return _write(tensor, q.reshape(tuple(tensor.shape)))
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2))
+@bounded_jit(static_argnums=(1, 2))
 def _orthogonal(key, rows, cols, gain):
     flat = jax.random.normal(key, (rows, cols), jnp.float64)
     if rows < cols:
@@ -210,7 +210,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return _write(tensor, _sparse(_key(generator), rows, cols, zeros, float(std)))
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2, 3))
+@bounded_jit(static_argnums=(1, 2, 3))
 def _sparse(key, rows, cols, zeros, std):
     value_key, order_key = jax.random.split(key)
     values = std * jax.random.normal(value_key, (rows, cols), jnp.float64)
