@@ -32,18 +32,20 @@ SETTINGS = dict(deadline=None, database=None, suppress_health_check=list(HealthC
 
 
 def draw_and_check(data, max_steps):
-    """Draw one program (run in PyTorch while drawing), run it in tensorgrad; ``(lines, finding)``."""
+    """Draw one program (run in PyTorch while drawing), run it in tensorgrad; ``(lines,
+    values_each_line, whether PyTorch raised, finding)``."""
     values_each_line = data.draw(st.booleans())
     theirs = interpret.Interpreter(torch, values_each_line)
     lines = generate.draw(generate.Choices(data), theirs, max_steps)
     ours = interpret.run(tensorgrad, lines, values_each_line)
-    return lines, values_each_line, interpret.compare(ours, theirs.finish())
+    steps = theirs.finish()
+    return lines, values_each_line, steps[-1].error is not None, interpret.compare(ours, steps)
 
 
 @settings(max_examples=EXAMPLES, **SETTINGS)
 @given(data=st.data())
 def test_programs_match_torch(data):
-    lines, _, finding = draw_and_check(data, 12)
+    lines, _, _, finding = draw_and_check(data, 12)
     if finding is not None and known.tolerated(finding, "\n".join(lines)) is None:
         raise AssertionError("tensorgrad and PyTorch differ:\n" + interpret.report(lines, finding))
 
@@ -58,9 +60,10 @@ class Tally:
         self.tolerated = collections.Counter()
         self.found = {}   # signature -> (count, shrunk lines, finding)
 
-    def add(self, lines, values_each_line, finding):
+    def add(self, lines, values_each_line, raised, finding):
         self.programs += 1
         self.lines += len(lines)
+        self.raised += raised
         if finding is None:
             return
         key = known.tolerated(finding, "\n".join(lines))
@@ -76,7 +79,7 @@ class Tally:
         self.found[signature] = (1, shrunk, first)
 
     def summary(self, seconds):
-        out = [f"{self.programs} programs, {self.lines} lines, {seconds:.0f} s; "
+        out = [f"{self.programs} programs, {self.lines} lines, {self.raised} ending in an exception, {seconds:.0f} s; "
                f"tolerated (known): {dict(self.tolerated)}; {len(self.found)} kinds of difference"]
         for count, shrunk, finding in self.found.values():
             out.append(f"\n--- seen {count} times:\n" + interpret.report(shrunk, finding))

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from oracle import torch
 
-from fuzz import known
-from fuzz import vocabulary
+from fuzz import interpret, known, vocabulary
 
 UNARY, BINARY = vocabulary.rows()
 SHAPES = [(), (3,), (2, 3), (1, 3), (2, 1), (3, 3), (2, 2, 3), (2, 1, 3), (3, 1), (0, 3)]
@@ -77,6 +76,11 @@ def broadcasts(a, b):
 def broadcasts_to(value_shape, target_shape):
     return broadcasts(value_shape, target_shape) and np.broadcast_shapes(
         tuple(value_shape), tuple(target_shape)) == tuple(target_shape)
+
+
+def flag(t, attribute):
+    """``t.<attribute> is True``; False where PyTorch refuses to read it (see ``interpret.read``)."""
+    return interpret.read(t, attribute) is True
 
 
 def shares_storage(x, y):
@@ -360,15 +364,15 @@ class Generator:
         no_grad), nor a view of one; the known-bug avoidances apply."""
         if known.avoid("expanded_view_write") and overlaps_itself(t):
             return False
-        if known.avoid("retain_grad_then_inplace") and (t.retains_grad or (
-                t._base is not None and t._base.retains_grad)):
+        if known.avoid("retain_grad_then_inplace") and (flag(t, "retains_grad") or (
+                t._base is not None and flag(t._base, "retains_grad"))):
             return False
         if self.c.chance(4):
             return True
         if no_grad:
             return True
         base = t._base if t._base is not None else t
-        return not (base.is_leaf and base.requires_grad)
+        return not (flag(base, "is_leaf") and base.requires_grad)
 
     def value_for(self, target_shape, target):
         """Source for a value to write into a region of ``target_shape``: a number, or a tensor
@@ -426,7 +430,7 @@ class Generator:
         if a is None:
             return None
         form = self.c.pick(["{a}.detach()", "{a}.data", "{a}.detach().requires_grad_()", "{a}.grad"])
-        if form == "{a}.grad" and not (self.ns[a].is_leaf or self.ns[a].retains_grad):
+        if form == "{a}.grad" and not (flag(self.ns[a], "is_leaf") or flag(self.ns[a], "retains_grad")):
             form = "{a}.detach()"
         if form.endswith("requires_grad_()") and not self.ns[a].dtype.is_floating_point:
             form = "{a}.data"
@@ -489,7 +493,7 @@ class Generator:
         return [f"{targets} = torch.autograd.grad({a}, [{', '.join(inputs)}], {self.cotangent(t)}{options})"]
 
     def zero_grad(self, no_grad=False):
-        a = self.choose(lambda t: t.is_leaf and t.grad is not None)
+        a = self.choose(lambda t: flag(t, "is_leaf") and t.grad is not None)
         if a is None:
             return None
         return [f"{a}.grad = None" if self.c.chance(50) else f"{a}.grad.zero_()"]

@@ -70,13 +70,14 @@ class Interpreter:
         """What is compared of a value; ``name`` is given for a named value (not a ``.grad``)."""
         nested = name is not None
         if isinstance(v, self.module.Tensor):
-            d = {"dtype": str(v.dtype), "shape": tuple(v.shape), "requires_grad": v.requires_grad,
-                 "is_leaf": v.is_leaf, "grad_fn": grad_fn_name(v), "retains_grad": v.retains_grad}
+            d = {"dtype": str(v.dtype), "shape": tuple(v.shape)}
+            for attribute in ("requires_grad", "is_leaf", "grad_fn", "retains_grad"):
+                d[attribute] = read(v, attribute)
             # a .grad's version counts PyTorch's internal writes (the first accumulation is
             # one), which no program can rely on
             if nested:
                 d["version"] = v._version - self.version_baseline(name, v)
-            if nested and (v.is_leaf or v.retains_grad):
+            if nested and (d["is_leaf"] is True or d["retains_grad"] is True):
                 d["grad"] = None if v.grad is None else self.describe(v.grad, values)
             if values:
                 d["values"] = numpy_of(v).copy()  # numpy() may share the tensor's memory
@@ -97,14 +98,17 @@ class Interpreter:
         return self.baselines[name]
 
 
-def grad_fn_name(t):
-    """The class name of ``t.grad_fn``; reading it raises for a view made in no_grad mode whose
-    base was then written with grad mode on (PyTorch forbids that use)."""
+def read(t, attribute):
+    """``t.<attribute>`` (a ``grad_fn`` as its class name), or ``"raises <type>"``: PyTorch
+    refuses to read ``grad_fn`` and ``is_leaf`` of a view made in no_grad mode whose base was then
+    written with grad mode on."""
     try:
-        fn = t.grad_fn
+        value = getattr(t, attribute)
     except Exception as e:  # noqa: BLE001 - the error is what is observed
         return f"raises {_builtin_type(type(e)).__name__}"
-    return None if fn is None else type(fn).__name__
+    if attribute == "grad_fn":
+        return None if value is None else type(value).__name__
+    return value
 
 
 def run(module, lines, values_each_line=False):

@@ -42,6 +42,14 @@ KNOWN = {
                        "TypeError",
     "ldexp_bool_exponent": "ldexp with a bool exponent is accepted where PyTorch raises NotImplementedError",
     "empty_median_warning": "median of an empty integer tensor warns (RuntimeWarning) where PyTorch does not",
+    "missing_saved_output_check": "max()/min()/amax/median/ldexp (whose output PyTorch saves) do not make "
+                                  "backward raise after their output is written in place",
+    "add_number_input_alpha": "torch.add(number, tensor, alpha=a) scales the number, not the tensor",
+    "setitem_error_precedence": "x[index tensor out of range] = v on a leaf that requires grad raises IndexError "
+                                "where PyTorch first raises the leaf's RuntimeError",
+    "bool_true_division": "bool / bool gives 0 for False / False where PyTorch gives nan",
+    "double_backward_grad_fn": "a create_graph gradient's grad_fn is named <Op>Backward0Backward where PyTorch "
+                               "names the last op of the derivative formula (MulBackward0, ...)",
 }
 
 
@@ -92,6 +100,12 @@ TOLERATED = {
     "number_as_input": Pattern("error", ours="^None$", theirs="^TypeError", line=r"torch\.\w+\(-?[\d.]+, "),
     "ldexp_bool_exponent": Pattern("error", ours="^None$", theirs="not implemented for 'Bool'", line="ldexp"),
     "empty_median_warning": Pattern("warning", ours="RuntimeWarning", line="median"),
+    "missing_saved_output_check": Pattern("error", ours="^None$", theirs="modified by an inplace operation.*"
+                                          r"output 0 of (Max|Min|Amax|Amin|Median|Ldexp)"),
+    "add_number_input_alpha": Pattern("values", line=r"torch\.add\(-?[\d.]+, .*alpha="),
+    "setitem_error_precedence": Pattern("error", ours="^IndexError", theirs="leaf Variable that requires grad"),
+    "bool_true_division": Pattern("values", nan_differs=True, source=r"torch\.bool"),
+    "double_backward_grad_fn": Pattern("grad_fn", ours=r"Backward\d*Backward", source="create_graph=True"),
 }
 
 
@@ -101,3 +115,11 @@ def tolerated(finding, source):
         if key in KNOWN and pattern.matches(finding, source):
             return key
     return None
+
+
+# OpInfo samples (tests/test_fuzz_opinfo.py) whose values or gradients differ from PyTorch's:
+# the OpInfo's label -> the difference. Each is also in tests/test_fuzz_findings.py.
+OPINFO = {
+    "diff": "diff(n=0, prepend=..., append=...) concatenates prepend and append; PyTorch returns the input",
+    "i0": "the gradient of i0 at 0 is 1 (PyTorch: i1(0) = 0)",
+}

@@ -3,15 +3,15 @@
 For every OpInfo whose op tensorgrad has (by name: ``torch.add`` -> ``tensorgrad.add``,
 ``nn.functional.relu`` -> ``tensorgrad.nn.functional.relu``; a method-only name such as
 ``__radd__`` as a Tensor method; an OpInfo whose op is a lambda over Tensor methods, the lambda
-itself), each float32 sample from ``op.sample_inputs("cpu", torch.float32, requires_grad=True)``
+itself, unless it names ``torch``), each float32 sample from ``op.sample_inputs("cpu", torch.float32, requires_grad=True)``
 is converted to tensorgrad (tensors through numpy, dtypes by name), called, and compared:
 output structure, dtypes, shapes and values, then the gradients of the outputs (weighted by
 fixed random cotangents) with respect to every input that requires grad.
 
 A sample ends in one of: ``ok``, ``mismatch`` (a silent wrong answer: value, dtype, shape or
 gradient), ``raises`` (tensorgrad rejects what PyTorch accepts: a missing feature, reported but
-not failed), ``skipped`` (the sample holds something that has no tensorgrad twin, or PyTorch
-itself raises).
+not failed), ``skipped`` (the sample holds something that has no tensorgrad twin, PyTorch itself
+raises, or the op is random: two PyTorch calls differ).
 """
 
 import dataclasses
@@ -46,8 +46,8 @@ def resolve(info):
         return obj, False
     if "." not in info.name and hasattr(tensorgrad.Tensor, info.name):
         return info.name, True
-    if getattr(info.op, "__name__", "") == "<lambda>":
-        return info.op, False
+    if getattr(info.op, "__name__", "") == "<lambda>" and "torch" not in info.op.__code__.co_names:
+        return info.op, False  # a lambda over Tensor methods only (``lambda x, *a: x.view(*a)``)
     return None
 
 
@@ -126,6 +126,13 @@ def compare_outputs(ours, theirs):
     return None if ours == theirs else f"{ours!r} where PyTorch returns {theirs!r}"
 
 
+def deterministic(first, second):
+    """Whether two PyTorch results are equal (a random op's are not)."""
+    a, b = tensors_of(first, torch.Tensor), tensors_of(second, torch.Tensor)
+    return len(a) == len(b) and all(x.shape == y.shape and torch.equal(x.nan_to_num(), y.nan_to_num())
+                                    for x, y in zip(a, b))
+
+
 def gradients(module, outputs, inputs):
     """Gradients of the float outputs (fixed cotangents) w.r.t. ``inputs``, as numpy (zeros for
     an unused input)."""
@@ -158,6 +165,8 @@ def _run_sample(info, fn, is_method, sample):
         args = [sample.input, *sample.args]
         ours_args, ours_kwargs = convert(args), convert(sample.kwargs)
         theirs = call(info.op, False, args, sample.kwargs)
+        if not deterministic(call(info.op, False, args, sample.kwargs), theirs):
+            return ("skipped", "random: PyTorch's own two calls differ")
         processed = sample.output_process_fn_grad(theirs)
         theirs_inputs = [t for t in tensors_of(args, torch.Tensor) if t.requires_grad]
         theirs_grads = gradients(torch, processed, theirs_inputs)
