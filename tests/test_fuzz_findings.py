@@ -107,7 +107,7 @@ FINDINGS = {
         t1.sum().backward()
     """, "ops (grads): the gradient of i0 at 0 is 1; PyTorch's is i1(0) = 0 (found by the OpInfo sweep)"),
     "bool_true_division": ("""
-        t0 = torch.tensor([False, True])
+        t0 = torch.tensor([False, True], dtype=torch.bool)
         t1 = torch.div(t0, False)
     """, "ops (grads): False / False is 0 for bool tensors (int64 0 / 0 gives nan, as in PyTorch); PyTorch "
          "gives nan"),
