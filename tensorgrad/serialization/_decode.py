@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._api.strides import contiguous_strides
+from .._storage.layout import contiguous_strides
 from .._autograd.grad_mode import no_grad
 from .._device import to_device
 from .._storage.cell import VersionCounter

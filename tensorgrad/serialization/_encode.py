@@ -10,7 +10,7 @@ import numpy as np
 from numpy.lib import format as npy
 
 from .. import _dtype
-from .._api.strides import contiguous_strides, geometry
+from .._storage.layout import contiguous_strides, geometry
 from .._device import device as _device_cls
 from .._tensor import Size, Tensor
 from ._layout import FORMAT, MANIFEST, VERSION, bits, fits, member_name
