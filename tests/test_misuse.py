@@ -389,8 +389,7 @@ def setitem_shape_mismatch(torch):
     return [a, v], lambda: a.__setitem__(slice(0, 2), v), lambda: a.__setitem__(slice(0, 3), v)
 
 
-@misuse(RuntimeError, xfail_torch="masked_fill names the mask dtype 'Float', PyTorch 'float' (_api/subscript.py, "
-                                  "'views')")
+@misuse(RuntimeError)
 def masked_fill_with_a_float_mask(torch):
     a, m = torch.ones(3), torch.tensor([1.0, 0.0, 1.0])
     return [a, m], lambda: a.masked_fill(m, 0.0)
