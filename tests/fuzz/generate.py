@@ -172,6 +172,8 @@ class Generator:
 
     def cotangent(self, t):
         """A fixed, exactly representable gradient for ``t``."""
+        if not t.numel():
+            return f"torch.zeros({tuple(t.shape)}, dtype={t.dtype})"
         flat = [(i % 5) * 0.5 - 1.0 for i in range(t.numel())]
         return f"torch.tensor({literal(np.reshape(flat, tuple(t.shape)).tolist())}, dtype={t.dtype})"
 
@@ -241,7 +243,10 @@ class Generator:
             n = x.shape[-1]
             lines = self.leaf(self.c.pick([(n,), (n, 2)]), str(x.dtype)[6:])
             b = f"t{self.next_name - 1}"
-        form = self.c.pick(["{a} @ {b}", "torch.matmul({a}, {b})", "{a}.matmul({b})", "torch.mm({a}, {b})"])
+        forms = ["{a} @ {b}", "torch.matmul({a}, {b})", "{a}.matmul({b})"]
+        if not lines and x.dim() == 2 and self.ns[b].dim() == 2:
+            forms.append("torch.mm({a}, {b})")
+        form = self.c.pick(forms)
         return lines + [f"{self.name()} = " + form.format(a=a, b=b)]
 
     @staticmethod
@@ -466,6 +471,8 @@ class Generator:
             return None
         t = self.ns[a]
         retain = ", retain_graph=True" if self.c.chance(70) else ""
+        if self.c.chance(15):  # gradients that are themselves differentiable (a double backward)
+            retain += ", create_graph=True"
         if self.c.chance(15):
             inputs = self.choose(lambda x: x.requires_grad)
             retain += f", inputs=[{inputs}]" if inputs else ""
@@ -490,7 +497,8 @@ class Generator:
         if self.c.chance(60):
             options += ", allow_unused=True"
         targets = ", ".join(self.name() for _ in inputs) + ("," if len(inputs) == 1 else "")
-        return [f"{targets} = torch.autograd.grad({a}, [{', '.join(inputs)}], {self.cotangent(t)}{options})"]
+        cotangent = "" if t.dim() == 0 and self.c.chance(50) else f", {self.cotangent(t)}"
+        return [f"{targets} = torch.autograd.grad({a}, [{', '.join(inputs)}]{cotangent}{options})"]
 
     def zero_grad(self, no_grad=False):
         a = self.choose(lambda t: flag(t, "is_leaf") and t.grad is not None)
