@@ -129,7 +129,7 @@ def _cases():
         yield pytest.param(name, textwrap.dedent(program).strip().splitlines(), id=name, marks=marks)
 
 
-@pytest.mark.parametrize("name, lines", _cases())
+@pytest.mark.parametrize("name, lines", list(_cases()))
 def test_finding_matches_torch(name, lines):
     finding = interpret.check(tensorgrad, torch, lines, values_each_line=True)
     assert finding is None, "tensorgrad and PyTorch differ:\n" + interpret.report(lines, finding)
