@@ -42,12 +42,12 @@ def mean_dim(x, *, dims, keepdim, dtype):
     return jnp.mean(x.astype(dtype), axis=dims, keepdims=keepdim)
 
 
-@op("prod", saves={"x": "any", "out": "any"})
+@op("prod", saves={"x": "any", "out": "any"}, grad_reads=("x",))
 def prod(x, *, dtype):
     return jnp.prod(x, dtype=dtype)
 
 
-@op("prod_dim", grad_fn="ProdBackward1", saves={"x": "any", "out": "any"})
+@op("prod_dim", grad_fn="ProdBackward1", saves={"x": "any", "out": "any"}, grad_reads=("x",))
 def prod_dim(x, *, dim, keepdim, dtype):
     if x.ndim == 0:
         return x.astype(dtype)      # dim 0 (or -1) of a 0-d tensor is the tensor itself
