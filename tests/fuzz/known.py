@@ -118,8 +118,10 @@ def tolerated(finding, source):
 
 
 # OpInfo samples (tests/test_fuzz_opinfo.py) whose values or gradients differ from PyTorch's:
-# the OpInfo's label -> the difference. Each is also in tests/test_fuzz_findings.py.
+# the OpInfo's label -> the difference. Each bug is also in tests/test_fuzz_findings.py.
 OPINFO = {
+    "logcumsumexp": "not a bug: at |x| = 1e4 PyTorch's float32 gradient is 9e-4 off the float64 one "
+                    "(tensorgrad's float32 gradient is within 1e-7 of it)",
     "diff": "diff(n=0, prepend=..., append=...) concatenates prepend and append; PyTorch returns the input",
     "i0": "the gradient of i0 at 0 is 1 (PyTorch: i1(0) = 0)",
 }
