@@ -56,6 +56,7 @@ from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load
 from ._compile_api import compile as compile
+from ._cache import set_limits as set_cache_limits, stats as cache_stats
 from ._typename import typename as typename
 from ._api.inplace import inplace_of as _inplace_of
 from ._api.surface import exported as _exported, install_methods as _install_methods

@@ -47,7 +47,7 @@ __all__ = ["Cache", "config_key", "value_key", "jit", "bounded_jit", "set_limits
            "FUSED", "SMALL", "ENV"]
 
 ENV = "TENSORGRAD_CACHE_LIMITS"
-_DEFAULTS = {"kernels": 2048, "fused": 128, "compiled": 32, "small": 4096}
+_DEFAULTS = {"kernels": 1024, "fused": 32, "compiled": 16, "small": 4096}
 
 
 def _parse(text):
@@ -209,8 +209,9 @@ class Cache:
 
     def clear(self):
         with self._lock:
-            self._entries.clear()
+            entries, self._entries = self._entries, collections.OrderedDict()
             self.size = 0
+        entries.clear()         # freed outside the lock
 
     def stats(self):
         return {"entries": len(self._entries), "size": self.size, "limit": _LIMITS[self.name], "hits": self.hits,

@@ -1,6 +1,8 @@
 """tensorgrad.compile: a compiled step leaves every tensor as the eager step leaves it."""
 
 import copy
+import sys
+import threading
 import warnings
 
 import jax
@@ -366,3 +368,132 @@ def test_four_ways_example_gives_the_same_losses(capsys):
         np.testing.assert_allclose(losses, reference, rtol=1e-4, atol=1e-5)
     assert reference[-1] < reference[0]
     assert "all 5 give the same losses" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------- threads (issue #11)
+
+@pytest.fixture
+def fast_switching():
+    """Threads switch often, so that they interleave inside each other's traces."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    yield
+    sys.setswitchinterval(old)
+
+
+def _in_threads(*targets):
+    """Run each target in its own thread; the exceptions they raised."""
+    errors = []
+
+    def guarded(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as e:      # noqa: BLE001  (reported by the test)
+                errors.append(e)
+        return run
+
+    threads = [threading.Thread(target=guarded(fn)) for fn in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    return errors
+
+
+def _tracing(t):
+    return isinstance(t._data, jax.core.Tracer)
+
+
+def test_a_trace_beside_an_eager_thread_loses_none_of_its_writes(fast_switching):
+    """The counter case: the step lifts ``counter`` and the random key, which another thread
+    writes (``counter.add_``, ``randn``) while the step traces. That thread sees no tracer and
+    keeps every update and version bump; the step ends as the eager step does after those draws."""
+    n = 300
+    counter = tg.zeros(())
+    (model, opt), (twin, twin_opt) = _twins(lambda: _mlp(dropout=0.5), OPTIMIZERS["sgd"])
+    xs = _batches(4)
+    tracing, counted = threading.Event(), threading.Event()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y) + counter * 0
+        if _tracing(loss) and not tracing.is_set():
+            tracing.set()
+            assert counted.wait(60)
+        loss.backward()
+        opt.step()
+        return loss
+
+    compiled = tg.compile(step)
+    version = counter._version
+    rng = tg.get_rng_state()
+    losses = []
+
+    def counting():
+        assert tracing.wait(60)
+        for _ in range(n):
+            counter.add_(1.0)
+            tg.randn(2)
+        counted.set()
+
+    errors = _in_threads(lambda: losses.extend(compiled(x, y).item() for x, y in xs), counting)
+    assert not errors, errors
+    assert counter.item() == n and counter._version == version + n
+    assert compiled.explain().count("traced program") == 1, compiled.explain()
+    # the eager twin: the other thread's draws came before the second (traced) step ran
+    tg.set_rng_state(rng)
+    eager = []
+    eager_step = _step_fn(twin, twin_opt)
+    for k, (x, y) in enumerate(xs):
+        if k == 1:
+            for _ in range(n):
+                tg.randn(2)
+        eager.append(eager_step(x, y).item())
+    np.testing.assert_allclose(losses, eager, rtol=1e-5)
+    _assert_same(model, twin, rtol=1e-5, atol=1e-6)
+
+
+def test_the_same_compiled_function_in_two_threads(fast_switching):
+    """One compiled forward of a shared model, and one compiled step given each thread's own
+    model, called from two threads that trace at the same time: every result is the eager one."""
+    shared = _mlp()
+    forward = tg.compile(lambda x: shared(x))
+
+    both_tracing = threading.Barrier(2, timeout=60)
+    held = threading.local()
+
+    @tg.compile
+    def step(model, opt, x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        if _tracing(loss) and not getattr(held, "done", False):
+            held.done = True
+            both_tracing.wait()         # both threads are inside their traces here
+        loss.backward()
+        opt.step()
+        return loss
+
+    pairs = [_twins(_mlp, OPTIMIZERS["adam"]) for _ in range(2)]
+    batches = [_batches(6, seed=1), _batches(6, seed=2)]
+    for k, xs in enumerate(batches):        # each thread its own batch sizes: its own programs
+        batches[k] = [(x[: 3 + k].clone(), y[: 3 + k].clone()) for x, y in xs]
+    losses = [[], []]
+
+    def run(k):
+        (model, opt), _ = pairs[k]
+        for x, y in batches[k]:
+            out = forward(x)
+            with tg.no_grad():
+                np.testing.assert_allclose(out.detach().numpy(), shared(x).numpy(), rtol=1e-5, atol=1e-6)
+            losses[k].append(step(model, opt, x, y).item())
+
+    errors = _in_threads(lambda: run(0), lambda: run(1))
+    assert not errors, errors
+    for k, ((model, _), (twin, twin_opt)) in enumerate(pairs):
+        eager_step = _step_fn(twin, twin_opt)
+        eager = [eager_step(x, y).item() for x, y in batches[k]]
+        np.testing.assert_allclose(losses[k], eager, rtol=1e-5)
+        _assert_same(model, twin, rtol=1e-5, atol=1e-6)
+    assert step.explain().count("traced program") == 2, step.explain()

@@ -106,6 +106,23 @@ FINDINGS = {
         t1 = torch.i0(t0)
         t1.sum().backward()
     """, "ops (grads): the gradient of i0 at 0 is 1; PyTorch's is i1(0) = 0 (found by the OpInfo sweep)"),
+    "quantile_q_gradient": ("""
+        t0 = torch.tensor([1.0, 3.0, 2.0, 5.0], requires_grad=True)
+        t1 = torch.tensor([0.3, 0.6], requires_grad=True)
+        t2 = torch.quantile(t0, t1)
+        t2.sum().backward()
+    """, "ops (grads): quantile/nanquantile give no gradient to a q tensor that requires grad (t1.grad stays "
+         "None); PyTorch's is [3, 3] (found by the OpInfo sweep)"),
+    "unfold_empty_batch": ("""
+        t0 = torch.zeros((0, 3, 4, 4))
+        t1 = torch.nn.functional.unfold(t0, 2)
+    """, "nn.functional: unfold (also adaptive_avg_pool1d/3d, group_norm) of an empty batch raises Python's "
+         "ZeroDivisionError; PyTorch returns an empty result (found by the OpInfo sweep)"),
+    "adaptive_avg_pool1d_empty_batch": ("""
+        t0 = torch.zeros((0, 3, 4))
+        t1 = torch.nn.functional.adaptive_avg_pool1d(t0, 2)
+    """, "nn.functional: adaptive_avg_pool1d of an empty batch raises ZeroDivisionError (found by the OpInfo "
+         "sweep)"),
     "bool_true_division": ("""
         t0 = torch.tensor([False, True], dtype=torch.bool)
         t1 = torch.div(t0, False)
@@ -120,7 +137,9 @@ FINDINGS = {
 }
 
 # findings of the OpInfo sweep (tests/test_fuzz_opinfo.py): name -> the OpInfo's label
-FROM_OPINFO = {"diff_n0_prepend": "diff", "i0_gradient_at_zero": "i0"}
+FROM_OPINFO = {"diff_n0_prepend": "diff", "i0_gradient_at_zero": "i0", "quantile_q_gradient": "quantile",
+               "unfold_empty_batch": "nn.functional.unfold",
+               "adaptive_avg_pool1d_empty_batch": "nn.functional.adaptive_avg_pool1d"}
 
 
 def _cases():

@@ -5,7 +5,8 @@ a failure prints a program that runs under both ``import torch`` and ``import te
 torch``. Hypothesis shrinks a failing program before it is shown.
 
 Profiles:
-- the default run: ``FUZZ_EXAMPLES`` programs (60) of up to 12 instructions;
+- the default run: ``FUZZ_EXAMPLES`` programs (60) of up to 12 instructions, the same ones on
+  every run;
 - ``python -m pytest --long -m long -s tests/test_fuzz_programs.py``: ``FUZZ_LONG_EXAMPLES``
   programs (3000) of up to 20 instructions; it keeps going after a difference, shrinks each
   one by removing lines, and fails at the end listing every kind of difference it found.
@@ -42,7 +43,9 @@ def draw_and_check(data, max_steps):
     return lines, values_each_line, steps[-1].error is not None, interpret.compare(ours, steps)
 
 
-@settings(max_examples=EXAMPLES, **SETTINGS)
+# the default run draws the same programs every time (derandomize), so it cannot fail by chance
+# on a difference nobody has seen; the long profile draws new ones on every run
+@settings(max_examples=EXAMPLES, derandomize=True, **SETTINGS)
 @given(data=st.data())
 def test_programs_match_torch(data):
     lines, _, _, finding = draw_and_check(data, 12)

@@ -1,0 +1,258 @@
+"""The bounded caches (``tensorgrad/_cache.py``): configuration keys, limits, eviction and counts.
+
+Every cache of compiled programs has a limit; the tests set small ones (4 programs, 10 shapes)
+and check that the caches evict, count what they hold, free what they evict, and that results
+stay PyTorch's after an eviction.
+"""
+
+import gc
+import os
+import subprocess
+import sys
+import weakref
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+import tensorgrad.nn.functional as F
+from tensorgrad import _cache
+from oracle import torch, _oracle  # noqa: F401  (the fixture skips tests that need PyTorch)
+
+NAN = float("nan")
+
+
+@pytest.fixture
+def set_limits():
+    """``set_limits`` for the test; the limits are restored afterwards."""
+    old = _cache.limits()
+    yield _cache.set_limits
+    _cache.set_limits(**old)
+
+
+def _signbits(t):
+    return np.signbit(t.detach().numpy()).tolist()
+
+
+# ---------------------------------------------------------------------- configuration keys
+
+def test_config_key_tells_apart_what_python_equates_without_torch():
+    k = _cache.config_key
+    assert k((0.0,)) != k((-0.0,))
+    assert k((1,)) != k((True,)) and k((1,)) != k((1.0,)) and k((True,)) != k((1.0,))
+    assert k((0,)) != k((False,))
+    assert k((NAN,)) == k((float("nan"),)) and hash(k((NAN,))) == hash(k((float("nan"),)))
+    assert k((np.float64("nan"),)) == k((np.float64("nan"),))
+    assert k(((1, 2.0),)) != k(((1, 2),)) and k(((0.0, 1),)) != k(((-0.0, 1),))
+    assert k(([1, 2],)) != k(((1, 2),))
+    assert k((np.float32(0.5),)) != k((0.5,)) and k((np.int64(1),)) != k((1,))
+    assert k((complex(1, 0.0),)) != k((complex(1, -0.0),))
+    assert k((complex(NAN, 1),)) == k((complex(float("nan"), 1),))
+    # a configuration of ints, strings, None and dtypes is its own key
+    plain = (1, "mean", None, np.dtype("float32"), (2, 3))
+    assert k(plain) == plain and k(()) == ()
+
+
+def test_signed_zero_configurations_get_their_own_kernels():
+    """``0.0`` and ``-0.0`` compare equal; their kernels differ (whichever runs first)."""
+    cases = [
+        (lambda m, z: m.nn.functional.hardtanh(m.tensor([-1.5, 0.5]), z, 1.0)),
+        (lambda m, z: m.nn.functional.leaky_relu(m.tensor([-1.5, 0.5]), z)),
+        (lambda m, z: m.nan_to_num(m.tensor([NAN, 1.0]), nan=z)),
+    ]
+    for case in cases:
+        for zeros in ((0.0, -0.0), (-0.0, 0.0)):
+            for z in zeros:
+                assert _signbits(case(tg, z)) == _signbits(case(torch, z)), (case, z)
+
+
+def test_a_nan_configuration_compiles_once():
+    x = tg.tensor([1.0, 2.0])
+    expected = torch.nn.functional.pad(torch.tensor([1.0, 2.0]), (1, 1), value=NAN)
+    F.pad(x, (1, 1), value=float("nan"))
+    traces = _cache.stats()["kernels"]["traces"]
+    for _ in range(20):
+        y = F.pad(x, (1, 1), value=float("nan"))    # a new NaN object each call
+    assert _cache.stats()["kernels"]["traces"] == traces
+    np.testing.assert_array_equal(y.numpy(), expected.numpy())
+
+
+def test_a_nan_configuration_fuses_its_backward():
+    """The fused backward's structure key treats NaN as NaN: the second backward compiles the
+    fused program and later ones reuse it."""
+    fused = _cache.stats()["fused"]["traces"]
+    for _ in range(4):
+        x = tg.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+        (F.pad(x * 2, (1, 1), value=float("nan")) * 3).nansum().backward()
+    assert _cache.stats()["fused"]["traces"] == fused + 1
+    xt = torch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    (torch.nn.functional.pad(xt * 2, (1, 1), value=NAN) * 3).nansum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+def test_compile_guards_key_python_values():
+    """A Python argument of a compiled function is a guard: ``-0.0`` is not ``0.0``, and a NaN
+    (a new object each call) reuses its program."""
+    @tg.compile
+    def scale(x, s):
+        return x * s
+
+    x = tg.tensor([-1.0, 2.0])
+    for s in (0.0, -0.0, 0.0, -0.0, 0.0):
+        assert _signbits(scale(x, s)) == _signbits(torch.tensor([-1.0, 2.0]) * s), s
+    for _ in range(5):
+        y = scale(x, float("nan"))
+    assert np.isnan(y.numpy()).all()
+    # one program each for 0.0, -0.0 and NaN
+    assert scale.explain().count("traced program") == 3, scale.explain()
+
+
+# ---------------------------------------------------------------------- limits and eviction
+
+def test_a_jitted_entry_weighs_its_programs_and_is_freed_when_evicted_without_torch(set_limits):
+    set_limits(kernels=4)
+    cache = _cache.Cache("kernels")
+    f = _cache.jit(cache, "double", lambda a: a * 2)
+    ref = weakref.ref(f)
+    for n in range(1, 4):
+        np.testing.assert_array_equal(np.asarray(f(jnp.ones(n))), np.full(n, 2.0))
+    assert cache.stats()["size"] == 3 and cache.stats()["traces"] == 3
+    f(jnp.ones(2))                  # a program it has: no trace
+    assert cache.stats()["traces"] == 3
+    g = _cache.jit(cache, "triple", lambda a: a * 3)
+    for n in range(1, 3):
+        g(jnp.ones(n))              # 5 programs > 4: the least recently used entry goes
+    assert cache.stats()["evictions"] == 1 and cache.stats()["size"] == 2 and len(cache) == 1
+    del f
+    gc.collect()
+    assert ref() is None            # nothing else holds it, nor (so) its programs
+    cache.clear()
+
+
+def test_op_kernels_stay_within_the_limit_and_right_after_eviction(set_limits):
+    set_limits(kernels=4)
+    before = _cache.KERNELS.stats()["evictions"]
+    for rounds in range(2):
+        for n in range(1, 11):
+            x = np.linspace(-2, 2, n * 3).reshape(n, 3).astype(np.float32)
+            y = (tg.tensor(x).sin() * 2).sum(1)
+            np.testing.assert_allclose(y.numpy(), (torch.tensor(x).sin() * 2).sum(1).numpy(), rtol=1e-6)
+            stats = _cache.KERNELS.stats()
+            assert stats["size"] <= 4 and stats["entries"] <= 4, stats
+    assert _cache.KERNELS.stats()["evictions"] > before
+
+
+def test_view_kernels_stay_within_the_limit(set_limits):
+    set_limits(kernels=4)
+    for n in range(2, 7):
+        x = tg.arange(float(n * 2)).reshape(n, 2)
+        v = x[1:, 1]            # a view of a view
+        x.mul_(2)               # the base is written: the view reads through its chain again
+        v.add_(1)               # and writes back through it
+        xt = torch.arange(float(n * 2)).reshape(n, 2)
+        vt = xt[1:, 1]
+        xt.mul_(2)
+        vt.add_(1)
+        np.testing.assert_array_equal(x.numpy(), xt.numpy())
+        np.testing.assert_array_equal(v.numpy(), vt.numpy())
+        assert _cache.KERNELS.stats()["size"] <= 4
+
+
+def test_fused_backward_programs_stay_within_the_limit(set_limits):
+    set_limits(fused=2)
+    before = _cache.stats()["fused"]["evictions"]
+    steps = [lambda m, x: (m.sin(x) * 2).sum(), lambda m, x: (m.cos(x) * 2).sum(),
+             lambda m, x: (m.exp(x) + 1).sum(), lambda m, x: (m.tanh(x) - 1).sum()]
+    data = [0.5, -1.0, 2.0]
+    for _ in range(2):
+        for step in steps:
+            for _ in range(2):      # the second backward of a structure is fused
+                x = tg.tensor(data, requires_grad=True)
+                step(tg, x).backward()
+                xt = torch.tensor(data, requires_grad=True)
+                step(torch, xt).backward()
+                np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-6)
+                stats = _cache.stats()["fused"]
+                assert stats["entries"] <= 2 and stats["size"] <= 2, stats
+    assert _cache.stats()["fused"]["evictions"] > before
+
+
+def test_compiled_programs_stay_within_the_limit(set_limits):
+    set_limits(compiled=2)
+    w = tg.tensor([0.5, -0.25, 1.0], requires_grad=True)
+    opt = tg.optim.SGD([w], lr=0.1)
+    wt = torch.tensor([0.5, -0.25, 1.0], requires_grad=True)
+    opt_t = torch.optim.SGD([wt], lr=0.1)
+
+    def step(m, weight, optimizer, x):
+        optimizer.zero_grad()
+        loss = (x * weight).tanh().mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    compiled = tg.compile(lambda x: step(tg, w, opt, x))
+    for n in (1, 2, 3, 4, 1):       # the last signature was evicted: it starts again
+        x = np.linspace(-1, 1, n * 3).reshape(n, 3).astype(np.float32)
+        for _ in range(3):          # eager first call, trace, compiled run
+            loss = compiled(tg.tensor(x))
+            loss_t = step(torch, wt, opt_t, torch.tensor(x))
+            np.testing.assert_allclose(loss.item(), loss_t.item(), rtol=1e-5, atol=1e-7)
+        stats = compiled._signatures.stats()
+        assert stats["size"] <= 2 and stats["entries"] <= 2 and stats["limit"] == 2, stats
+    np.testing.assert_allclose(w.detach().numpy(), wt.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert compiled._signatures.stats()["evictions"] == 3
+    assert compiled.explain().count("dropped a signature") == 3
+    assert compiled.explain().count("traced program 1") == 5
+
+
+def test_bounded_module_level_jits(set_limits):
+    """The jitted helpers with static arguments (``nn.init``) count a program per shape."""
+    set_limits(kernels=2)
+    before = _cache.KERNELS.stats()["evictions"]
+    for n in (1, 2, 3):
+        t = tg.empty(n, 3)
+        tg.nn.init.trunc_normal_(t, a=-0.5, b=0.5)
+        assert t.shape == (n, 3) and float(t.abs().max()) <= 0.5 and float(t.abs().min()) > 0
+        assert _cache.KERNELS.stats()["size"] <= 2
+    assert _cache.KERNELS.stats()["evictions"] > before
+
+
+# ---------------------------------------------------------------------- configuration
+
+def test_set_limits_checks_its_arguments_without_torch(set_limits):
+    before = _cache.limits()
+    for bad in ({"kernel": 4}, {"kernels": 0}, {"kernels": True}, {"kernels": 2.0}, {"fused": -1}):
+        with pytest.raises(ValueError, match="cache"):
+            set_limits(**bad)
+        assert _cache.limits() == before
+    assert set_limits(small=7) == before and _cache.limits()["small"] == 7
+    assert tg.set_cache_limits is _cache.set_limits and tg.cache_stats is _cache.stats
+
+
+def test_limits_from_the_environment_without_torch():
+    assert _cache._parse("kernels=7, fused=3") == {"kernels": 7, "fused": 3}
+    for bad in ("kernels", "kernels=x", "kernel=3", "fused=0"):
+        with pytest.raises(ValueError, match=_cache.ENV):
+            _cache._parse(bad)
+    code = "import tensorgrad as tg; print(tg._cache.limits()['kernels'], tg._cache.limits()['compiled'])"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tg.__file__)))
+    env = dict(os.environ, TENSORGRAD_CACHE_LIMITS="kernels=7,compiled=2", PYTHONPATH=root)
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.split() == ["7", "2"], out.stderr
+
+
+def test_stats_count_hits_and_misses_without_torch():
+    cache = _cache.Cache("small")
+    assert cache.get("a") is None
+    cache.put("a", 1)
+    assert cache.get("a") == 1 and cache.get("a") == 1
+    stats = cache.stats()
+    assert (stats["hits"], stats["misses"], stats["entries"], stats["size"]) == (2, 1, 1, 1)
+    totals = _cache.stats()
+    assert set(totals) == {"kernels", "fused", "compiled", "small"}
+    assert all(set(s) == {"entries", "size", "limit", "hits", "misses", "evictions", "traces"}
+               for s in totals.values())
+    assert totals["small"]["hits"] >= 2 and totals["small"]["limit"] == _cache.limits()["small"]
