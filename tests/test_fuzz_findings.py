@@ -31,8 +31,7 @@ FINDINGS = {
     "mask_setitem_value_dtype": ("""
         t0 = torch.zeros(3)
         t0[t0 >= 0] = torch.tensor(1)
-    """, "views (_api/subscript.py): x[mask] = a 0-d int64 tensor raises 'Index put requires the source and "
-         "destination dtypes match'; PyTorch casts the value"),
+    """, None),
     "empty_reduction_error_type": ("""
         t0 = torch.zeros(0, 3)
         t1 = t0.amax(dim=0)
@@ -57,8 +56,7 @@ FINDINGS = {
     "prod_dim_of_0d": ("""
         t0 = torch.tensor(2.0, requires_grad=True)
         t1 = t0.prod(dim=0)
-    """, "ops (grads): prod(dim=0) of a 0-d tensor raises ValueError: axis 0 is out of bounds; PyTorch accepts "
-         "dims 0 and -1 of a 0-d tensor (as sum does)"),
+    """, None),
     "number_as_first_operand_fmod": ("""
         t0 = torch.fmod(2, torch.tensor([1.5]))
     """, "ops (grads): a Python number as fmod's input is accepted; PyTorch raises TypeError"),
@@ -77,15 +75,13 @@ FINDINGS = {
         t1 = t0.max()
         t1.mul_(2)
         t1.backward()
-    """, "ops (grads, saves metadata): max()/min()/amax/median save their output in PyTorch, so backward after "
-         "an in-place write to it raises 'modified by an inplace operation'; tensorgrad computes a gradient"),
+    """, None),
     "ldexp_saved_output_check": ("""
         t0 = torch.tensor([1.0, 2.0], requires_grad=True)
         t1 = torch.ldexp(t0, t0)
         t1.mul_(2)
         t1.sum().backward()
-    """, "ops (grads, saves metadata): PyTorch's ldexp saves its output, so backward after an in-place write "
-         "to it raises; tensorgrad computes a gradient"),
+    """, None),
     "add_number_input_alpha": ("""
         t0 = torch.tensor([1.0, 2.0])
         t1 = torch.add(2, t0, alpha=3)
@@ -94,8 +90,7 @@ FINDINGS = {
     "setitem_error_precedence": ("""
         t0 = torch.tensor([1.0, 2.0], requires_grad=True)
         t0[torch.tensor([5])] = 0.5
-    """, "views (_api/subscript.py): an out-of-range index tensor written into a leaf that requires grad "
-         "raises IndexError; PyTorch raises the leaf's RuntimeError first (as tensorgrad does for t0[5] = 0.5)"),
+    """, None),
     "diff_n0_prepend": ("""
         t0 = torch.tensor([5.0, 3.0])
         t1 = torch.diff(t0, n=0, prepend=torch.tensor([1.0]))
@@ -105,7 +100,7 @@ FINDINGS = {
         t0 = torch.tensor([0.0, 1.0], requires_grad=True)
         t1 = torch.i0(t0)
         t1.sum().backward()
-    """, "ops (grads): the gradient of i0 at 0 is 1; PyTorch's is i1(0) = 0 (found by the OpInfo sweep)"),
+    """, None),
     "quantile_q_gradient": ("""
         t0 = torch.tensor([1.0, 3.0, 2.0, 5.0], requires_grad=True)
         t1 = torch.tensor([0.3, 0.6], requires_grad=True)
