@@ -116,8 +116,8 @@ TOLERATED = {
     "mask_setitem_value_dtype": Pattern("error", ours="Index put requires the source and destination dtypes match",
                                         theirs="^None$"),
     "empty_reduction_error_type": Pattern("error", ours="^ValueError", theirs="Expected reduction dim"),
-    "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", line=r"torch\.autograd\.grad\(",
-                                                 source=r"\.retain_grad\(\)|inputs=\["),
+    "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
+                                                                           r"(?=.*(\.retain_grad\(\)|inputs=\[))"),
     "sign_of_nan": Pattern(r"(grad\.)?values", nan_differs=True, source=r"\bsign\b"),
     "prod_dim_of_0d": Pattern("error", ours="^ValueError: axis", line=r"\.prod\(", theirs="^None$"),
     "number_as_input": Pattern("error", ours="^None$", theirs="^TypeError", line=r"torch\.\w+\((-?[\d.]+|True|False), "),
