@@ -107,8 +107,8 @@ TOLERATED = {
     "false_inplace_error": Pattern("error", ours="modified by an inplace operation", theirs="^None$"),
     "int_division_by_zero": Pattern("error", ours="^None$", theirs="ZeroDivisionError"),
     "empty_reduction_error_type": Pattern("error", ours="^ValueError", theirs="Expected reduction dim"),
-    "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", line=r"torch\.autograd\.grad\(",
-                                                 source=r"\.retain_grad\(\)|inputs=\["),
+    "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
+                                                                           r"(?=.*(\.retain_grad\(\)|inputs=\[))"),
     "sign_of_nan": Pattern(r"(grad\.)?values", nan_differs=True, source=r"\bsign\b"),
     "number_as_input": Pattern("error", ours="^None$", theirs="^TypeError", line=r"torch\.\w+\((-?[\d.]+|True|False), "),
     "ldexp_bool_exponent": Pattern("error", ours="^None$", theirs="not implemented for 'Bool'", line="ldexp"),
