@@ -48,8 +48,6 @@ KNOWN = {
                                    "(a write to one shows in the other, version included)",
     "grad_frees_unexecuted_graph": "autograd.grad without retain_graph frees nodes it did not run, so a later "
                                    "backward through them raises",
-    "inplace_dtype_cast_grad_fn": "x.add_(y) with y of a wider dtype that requires grad: grad_fn ToCopyBackward0 "
-                                  "where PyTorch's is AddBackward0",
     "empty_create_graph_requires_grad": "backward(create_graph=True) through an empty tensor: its .grad requires "
                                         "grad, PyTorch's does not",
     "grad_output_not_requiring_grad": "autograd.grad of an output that does not require grad (a view made in no_grad) "
@@ -97,7 +95,6 @@ TOLERATED = {
     "grad_duplicate_inputs_alias": Pattern("version|values", source=r"torch\.autograd\.grad\(\w+, \[(\w+), \1\]"),
     "grad_frees_unexecuted_graph": Pattern("error", ours="backward through the graph a second time", theirs="^None$",
                                            source=r"torch\.autograd\.grad\("),
-    "inplace_dtype_cast_grad_fn": Pattern("grad_fn", ours="ToCopyBackward0"),
     "empty_create_graph_requires_grad": Pattern(r"grad\.requires_grad", source=r"torch\.zeros\(\(0,"),
     "grad_output_not_requiring_grad": Pattern("error", ours="^None$", theirs="does not require grad and does not "
                                                                              "have a grad_fn"),
