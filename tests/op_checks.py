@@ -313,30 +313,25 @@ def check_kink_vs_torch(kink, torch):
 
 # ====================================================================== coverage
 
-class _Recording(dict):
-    """An op's cache of compiled forwards that notes each lookup (dispatch reads ``op._fwd``)."""
-
-    def __init__(self, cache, key, seen):
-        super().__init__(cache)
-        self.key = key
-        self.seen = seen
-
-    def get(self, cfg, default=None):
-        self.seen.add(self.key)
-        return super().get(cfg, default)
-
-    def __getitem__(self, cfg):
-        self.seen.add(self.key)
-        return super().__getitem__(cfg)
-
-
 def reached_ops(rows):
-    """The registry keys of the ops that running ``rows`` (every sample; grad on for float64) applies."""
-    from tensorgrad._ops.registry import OPS
+    """The registry keys of the ops that running ``rows`` (every sample; grad on for float64) applies.
 
+    An op is reached when dispatch asks it for its compiled forward or for its pure function
+    (in-place writes and the engine bind it directly); both are recorded for the run.
+    """
+    from tensorgrad._ops.registry import OPS, OpDef
+
+    keys = {id(d): key for key, d in OPS.items()}
     seen = set()
-    for key, d in OPS.items():
-        d._fwd = _Recording(d._fwd, key, seen)
+    forward, bind = OpDef.forward, OpDef.bind
+
+    def recording(method):
+        def wrapper(self, *args):
+            seen.add(keys.get(id(self)))
+            return method(self, *args)
+        return wrapper
+
+    OpDef.forward, OpDef.bind = recording(forward), recording(bind)
     try:
         for row in rows:
             for dtype in row.dtypes:
@@ -346,8 +341,8 @@ def reached_ops(rows):
             for err in row.errors:
                 raised(lambda: call(tensorgrad, row, Sample(err.args, err.kwargs), fn=err.call))
     finally:
-        for d in OPS.values():
-            d._fwd = dict(d._fwd)
+        OpDef.forward, OpDef.bind = forward, bind
+    seen.discard(None)
     return seen
 
 
