@@ -280,3 +280,24 @@ def test_inference_tensor_may_be_an_input_that_is_not_saved():
     (xt + frozen_t).sum().backward()
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         xt * frozen_t
+
+
+@pytest.mark.parametrize("fn, target", [
+    (lambda m, x, y: x.max(1), ("output", 1)),
+    (lambda m, x, y: x.cumprod(0), ("output", 0)),
+    (lambda m, x, y: m.hypot(x, y), ("input", 0)),
+    (lambda m, x, y: x * y, ("input", 1)),
+    (lambda m, x, y: x.sort(0), ("output", 1)),
+], ids=["max_dim_indices", "cumprod_result", "hypot_self", "mul_other", "sort_indices"])
+def test_version_error_message_matches_torch(fn, target):
+    # a saved integer output (indices) has no history: the message names no node for it
+    arrays = [np.array([[1.0, 3.0], [2.0, 0.5]]), np.array([[0.5, 1.0], [1.5, 2.0]])]
+    messages = []
+    for m in (tensorgrad, torch):
+        leaves, inputs = _inputs(m, arrays, (0, 1))
+        outs = _flat(m, fn(m, *inputs))
+        _write(inputs[target[1]] if target[0] == "input" else outs[target[1]])
+        with pytest.raises(RuntimeError) as error:
+            outs[0].sum().backward()
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
