@@ -37,7 +37,7 @@ def _values(kind, shape, rng):
 # the cases of the default run (issue #11's examples and one of each kind of saving); the others
 # run with ``pytest --long``
 DEFAULT = {"mul", "mul_number", "div", "hypot", "maximum", "lerp_number", "lerp_tensor", "addcmul", "where",
-           "clamp", "relu", "abs", "sgn", "max", "max_dim", "prod_size1_dim", "cumprod", "amax", "std", "sort",
+           "clamp", "relu", "abs", "sgn", "floor", "max", "max_dim", "prod_size1_dim", "cumprod", "amax", "std", "sort",
            "kron", "svdvals", "layer_norm", "hardtanh"}
 
 
@@ -89,6 +89,11 @@ CASES = [
     _case("abs", lambda m, a: a.abs(), V3),
     _case("sgn", lambda m, a: a.sgn(), V3),
     _case("sign", lambda m, a: a.sign(), V3),
+    _case("floor", lambda m, a: a.floor(), V3),
+    _case("round", lambda m, a: a.round(), V3),
+    _case("clamp_min", lambda m, a: a.clamp_min(0.0), V3),
+    _case("masked_select", lambda m, a: a.masked_select(m.tensor([True, False, True])), V3),
+    _case("take", lambda m, a: a.take(m.tensor(IDX)), V3),
     _case("erfinv", lambda m, a: m.erfinv(a), U3),
     _case("special_i1", lambda m, a: m.special.i1(a), V3),
     _case("special_ndtri", lambda m, a: m.special.ndtri(a.sigmoid()), V3),
