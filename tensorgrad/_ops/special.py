@@ -29,8 +29,6 @@ def _unary(name, fn, saves="inputs", grad_fn=None):
     return op(name, saves=saves, grad_fn=grad_fn)(unary)
 
 
-# ---------------------------------------------------------------- unary
-
 # ---------------------------------------------------------------- the gamma family
 
 def _cot_derivative(n):
@@ -91,9 +89,12 @@ def _polygamma_jvp(n, primals, tangents):
 # the value in float64, as PyTorch's float32 lgamma is accurate near its zeros
 _lgamma = with_tangent(lambda x: jsp.gammaln(x.astype(jnp.float64)).astype(x.dtype),
                        lambda x, out, t: _polygamma(0, x) * t)
+
+
+# ---------------------------------------------------------------- unary
+
 # i0' = i1 (0 at 0; JAX's rule gives 1 there)
 _i0 = with_tangent(jsp.i0, lambda x, out, t: jsp.i1(x) * t)
-
 
 erf = _unary("erf", jax.scipy.special.erf)
 erfc = _unary("erfc", jax.scipy.special.erfc)
