@@ -73,26 +73,29 @@ def div_trunc(a, b, *, dtype):
     return jnp.trunc(a / b)
 
 
+def _no_derivative(aten, fn):
+    """``fn(a, b, dtype)`` whose backward raises, as PyTorch's ``NotImplemented`` node does."""
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+    def f(a, b, dtype):
+        return fn(a, b, dtype)
+
+    def f_fwd(a, b, dtype):
+        return f(a, b, dtype), None
+
+    def f_bwd(dtype, residuals, g):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    f.defvjp(f_fwd, f_bwd)
+    return f
+
+
+_floor_divide = _no_derivative("floor_divide", lambda a, b, dtype: div_floor.fn(a, b, dtype=dtype))
+
+
 @op("floor_divide", grad_fn="NotImplemented", saves="none", scalar_slots=False)
 def floor_divide(a, b, *, dtype):
     """``//``: PyTorch defines no derivative (its node is ``NotImplemented``; backward raises)."""
     return _floor_divide(a, b, dtype)
-
-
-@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
-def _floor_divide(a, b, dtype):
-    return div_floor.fn(a, b, dtype=dtype)
-
-
-def _floor_divide_fwd(a, b, dtype):
-    return _floor_divide(a, b, dtype), None
-
-
-def _floor_divide_bwd(dtype, residuals, g):
-    raise RuntimeError("derivative for aten::floor_divide is not implemented")
-
-
-_floor_divide.defvjp(_floor_divide_fwd, _floor_divide_bwd)
 
 
 @op("remainder", grad_fn="RemainderBackward1", saves={"a": "b", "b": "b"})
@@ -248,10 +251,21 @@ def nextafter(a, b, *, dtype):
     return jnp.nextafter(_c(a, dtype), _c(b, dtype))
 
 
-@op("heaviside", differentiable=False)
-def heaviside(a, b, *, dtype):
+def _heaviside_value(a, b, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     return jnp.where(a == 0, b, (a > 0).astype(dtype))
+
+
+_heaviside = _no_derivative("heaviside", _heaviside_value)
+
+
+@op("heaviside", grad_fn="NotImplemented", saves="none")
+def heaviside(a, b, *, dtype):
+    """PyTorch defines no derivative: the result of inputs that require grad does too, and its
+    backward raises."""
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        return _heaviside_value(a, b, dtype)
+    return _heaviside(a, b, dtype)
 
 
 @op("addcmul", saves={"t1": "t2", "t2": "t1"})
