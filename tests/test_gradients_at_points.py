@@ -220,3 +220,16 @@ def test_norms_over_nonempty_dims_of_empty_tensors_match_torch():
         assert tuple(ours.shape) == tuple(theirs.shape)
     np.testing.assert_array_equal(tensorgrad.linalg.vector_norm(tensorgrad.zeros(2, 0), 0.5, dim=1).numpy(),
                                   torch.linalg.vector_norm(torch.zeros(2, 0), 0.5, dim=1).numpy())
+
+
+# ---------------------------------------------------------------- ops without a derivative
+
+def test_heaviside_of_an_input_that_requires_grad_raises_at_backward_as_torch():
+    outcomes = []
+    for m in (tensorgrad, torch):
+        x = m.tensor([0.7, -1.3, 0.0], requires_grad=True)
+        h = m.heaviside(x, m.tensor(0.5))
+        with pytest.raises(RuntimeError) as error:
+            (x * h).sum().backward()
+        outcomes.append((h.requires_grad, type(h.grad_fn).__name__, h.tolist(), str(error.value)))
+    assert outcomes[0] == outcomes[1]

@@ -37,7 +37,7 @@ def _values(kind, shape, rng):
 # the cases of the default run (issue #11's examples and one of each kind of saving); the others
 # run with ``pytest --long``
 DEFAULT = {"mul", "mul_number", "div", "hypot", "maximum", "lerp_number", "lerp_tensor", "addcmul", "where",
-           "clamp", "relu", "abs", "sgn", "max", "max_dim", "prod_size1_dim", "cumprod", "amax", "std", "sort",
+           "clamp", "relu", "abs", "sgn", "floor", "max", "max_dim", "prod_size1_dim", "cumprod", "amax", "std", "sort",
            "kron", "svdvals", "layer_norm", "hardtanh"}
 
 
@@ -89,6 +89,11 @@ CASES = [
     _case("abs", lambda m, a: a.abs(), V3),
     _case("sgn", lambda m, a: a.sgn(), V3),
     _case("sign", lambda m, a: a.sign(), V3),
+    _case("floor", lambda m, a: a.floor(), V3),
+    _case("round", lambda m, a: a.round(), V3),
+    _case("clamp_min", lambda m, a: a.clamp_min(0.0), V3),
+    _case("masked_select", lambda m, a: a.masked_select(m.tensor([True, False, True])), V3),
+    _case("take", lambda m, a: a.take(m.tensor(IDX)), V3),
     _case("erfinv", lambda m, a: m.erfinv(a), U3),
     _case("special_i1", lambda m, a: m.special.i1(a), V3),
     _case("special_ndtri", lambda m, a: m.special.ndtri(a.sigmoid()), V3),
@@ -280,3 +285,24 @@ def test_inference_tensor_may_be_an_input_that_is_not_saved():
     (xt + frozen_t).sum().backward()
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         xt * frozen_t
+
+
+@pytest.mark.parametrize("fn, target", [
+    (lambda m, x, y: x.max(1), ("output", 1)),
+    (lambda m, x, y: x.cumprod(0), ("output", 0)),
+    (lambda m, x, y: m.hypot(x, y), ("input", 0)),
+    (lambda m, x, y: x * y, ("input", 1)),
+    (lambda m, x, y: x.sort(0), ("output", 1)),
+], ids=["max_dim_indices", "cumprod_result", "hypot_self", "mul_other", "sort_indices"])
+def test_version_error_message_matches_torch(fn, target):
+    # a saved integer output (indices) has no history: the message names no node for it
+    arrays = [np.array([[1.0, 3.0], [2.0, 0.5]]), np.array([[0.5, 1.0], [1.5, 2.0]])]
+    messages = []
+    for m in (tensorgrad, torch):
+        leaves, inputs = _inputs(m, arrays, (0, 1))
+        outs = _flat(m, fn(m, *inputs))
+        _write(inputs[target[1]] if target[0] == "input" else outs[target[1]])
+        with pytest.raises(RuntimeError) as error:
+            outs[0].sum().backward()
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .registry import op
+from .registry import op, with_tangent
 
 
 def _c(x, dtype):
@@ -73,26 +73,29 @@ def div_trunc(a, b, *, dtype):
     return jnp.trunc(a / b)
 
 
+def _no_derivative(aten, fn):
+    """``fn(a, b, dtype)`` whose backward raises, as PyTorch's ``NotImplemented`` node does."""
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+    def f(a, b, dtype):
+        return fn(a, b, dtype)
+
+    def f_fwd(a, b, dtype):
+        return f(a, b, dtype), None
+
+    def f_bwd(dtype, residuals, g):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    f.defvjp(f_fwd, f_bwd)
+    return f
+
+
+_floor_divide = _no_derivative("floor_divide", lambda a, b, dtype: div_floor.fn(a, b, dtype=dtype))
+
+
 @op("floor_divide", grad_fn="NotImplemented", saves="none", scalar_slots=False)
 def floor_divide(a, b, *, dtype):
     """``//``: PyTorch defines no derivative (its node is ``NotImplemented``; backward raises)."""
     return _floor_divide(a, b, dtype)
-
-
-@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
-def _floor_divide(a, b, dtype):
-    return div_floor.fn(a, b, dtype=dtype)
-
-
-def _floor_divide_fwd(a, b, dtype):
-    return _floor_divide(a, b, dtype), None
-
-
-def _floor_divide_bwd(dtype, residuals, g):
-    raise RuntimeError("derivative for aten::floor_divide is not implemented")
-
-
-_floor_divide.defvjp(_floor_divide_fwd, _floor_divide_bwd)
 
 
 @op("remainder", grad_fn="RemainderBackward1", saves={"a": "b", "b": "b"})
@@ -162,20 +165,15 @@ def pow_scalar_base(b, base, *, dtype):
     return _safe_pow(_c(base, dtype), _c(b, dtype))
 
 
-@jax.custom_jvp
-def _atan2(a, b):
-    return jnp.arctan2(a, b)
-
-
-@_atan2.defjvp
-def _atan2_jvp(primals, tangents):
+def _atan2_tangent(a, b, out, da, db):
     # PyTorch: b / (a² + b²) and -a / (a² + b²), with the reciprocal 0 at (0, 0)
-    a, b = primals
-    da, db = tangents
     denominator = a * a + b * b
     zero = denominator == 0
     recip = jnp.where(zero, jnp.zeros_like(denominator), 1 / jnp.where(zero, jnp.ones_like(denominator), denominator))
-    return jnp.arctan2(a, b), b * recip * da - a * recip * db
+    return b * recip * da - a * recip * db
+
+
+_atan2 = with_tangent(jnp.arctan2, _atan2_tangent)
 
 
 @op("atan2", saves={"a": "any", "b": "any"})
@@ -184,18 +182,8 @@ def atan2(a, b, *, dtype):
     return _atan2(a, b) if jnp.issubdtype(dtype, jnp.inexact) else jnp.arctan2(a, b)
 
 
-@jax.custom_jvp
-def _hypot(a, b):
-    return jnp.hypot(a, b)
-
-
-@_hypot.defjvp
-def _hypot_jvp(primals, tangents):
-    # PyTorch: a / out and b / out, which is NaN at (0, 0) (JAX's rule gives a finite value)
-    a, b = primals
-    da, db = tangents
-    out = jnp.hypot(a, b)
-    return out, a / out * da + b / out * db
+# PyTorch: a / out and b / out, which is NaN at (0, 0) (JAX's rule gives a finite value)
+_hypot = with_tangent(jnp.hypot, lambda a, b, out, da, db: a / out * da + b / out * db)
 
 
 @op("hypot", saves={"a": "a", "b": "b", "out": "any"})
@@ -263,10 +251,21 @@ def nextafter(a, b, *, dtype):
     return jnp.nextafter(_c(a, dtype), _c(b, dtype))
 
 
-@op("heaviside", differentiable=False)
-def heaviside(a, b, *, dtype):
+def _heaviside_value(a, b, dtype):
     a, b = _c(a, dtype), _c(b, dtype)
     return jnp.where(a == 0, b, (a > 0).astype(dtype))
+
+
+_heaviside = _no_derivative("heaviside", _heaviside_value)
+
+
+@op("heaviside", grad_fn="NotImplemented", saves="none")
+def heaviside(a, b, *, dtype):
+    """PyTorch defines no derivative: the result of inputs that require grad does too, and its
+    backward raises."""
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        return _heaviside_value(a, b, dtype)
+    return _heaviside(a, b, dtype)
 
 
 @op("addcmul", saves={"t1": "t2", "t2": "t1"})
@@ -337,16 +336,8 @@ def _unary(name, fn, saves="inputs", grad_fn=None, grad_reads=()):
     return op(name, saves=saves, grad_fn=grad_fn, grad_reads=grad_reads)(unary)
 
 
-@jax.custom_jvp
-def _abs(x):
-    return jnp.abs(x)
-
-
-@_abs.defjvp
-def _abs_jvp(primals, tangents):
-    # PyTorch's gradient of abs at 0 is 0 (JAX's is 1)
-    (x,), (t,) = primals, tangents
-    return jnp.abs(x), jnp.sign(x) * t
+# PyTorch's gradient of abs at 0 is 0 (JAX's is 1)
+_abs = with_tangent(jnp.abs, lambda x, out, t: jnp.sign(x) * t)
 
 
 neg = _unary("neg", jnp.negative, saves="none")

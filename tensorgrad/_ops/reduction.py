@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .registry import op
+from .registry import op, with_tangent
 
 
 # ---------------------------------------------------------------- sums, means, products
@@ -250,18 +250,13 @@ def var(x, *, dims, correction, keepdim):
     return jnp.var(x, axis=dims, ddof=correction, keepdims=keepdim)
 
 
-@jax.custom_jvp
-def _std_of_var(v):
-    return jnp.sqrt(v)
-
-
-@_std_of_var.defjvp
-def _std_of_var_jvp(primals, tangents):
+def _std_tangent(v, std, t):
     # PyTorch's std_backward: grad / (2 * std), masked to 0 where std is 0 (constant values)
-    (v,), (t,) = primals, tangents
-    std = jnp.sqrt(v)
     zero = std == 0
-    return std, jnp.where(zero, jnp.zeros_like(std), t / (2 * jnp.where(zero, jnp.ones_like(std), std)))
+    return jnp.where(zero, jnp.zeros_like(std), t / (2 * jnp.where(zero, jnp.ones_like(std), std)))
+
+
+_std_of_var = with_tangent(jnp.sqrt, _std_tangent)
 
 
 def _std(x, dims, correction, keepdim):

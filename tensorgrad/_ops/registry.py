@@ -126,6 +126,23 @@ def _saved_spec(name, saves, positional):
     return tuple(inputs), tuple(outputs)
 
 
+def with_tangent(fn, tangent):
+    """``fn`` (a function of arrays) with the derivative ``tangent(*args, fn(*args), *tangents)``,
+    linear in the tangents: PyTorch's formula where JAX's differs. Write a mask as
+    ``jnp.where``, so that the masked entries get exactly 0 even under a NaN gradient."""
+    @jax.custom_jvp
+    def f(*args):
+        return fn(*args)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        out = f(*primals)
+        return out, tangent(*primals, out, *tangents)
+
+    f.__name__ = getattr(fn, "__name__", "f")
+    return f
+
+
 def vjp_call(fn, mask, primals, cotangents):
     """The cotangents of ``fn`` at ``primals`` for the positions where ``mask`` is true.
 

@@ -15,7 +15,7 @@ import numpy.polynomial.polynomial as npoly
 from jax import lax
 from jax.scipy import special as jsp
 
-from .registry import op
+from .registry import op, with_tangent
 
 
 def _c(x, dtype):
@@ -28,8 +28,6 @@ def _unary(name, fn, saves="inputs", grad_fn=None):
     unary.__name__ = name
     return op(name, saves=saves, grad_fn=grad_fn)(unary)
 
-
-# ---------------------------------------------------------------- unary
 
 # ---------------------------------------------------------------- the gamma family
 
@@ -87,30 +85,16 @@ def _polygamma_jvp(n, primals, tangents):
     return _polygamma(n, x), _polygamma(n + 1, x) * t
 
 
-@jax.custom_jvp
-def _lgamma(x):
-    # in float64, as PyTorch's float32 lgamma is accurate near its zeros
-    return jsp.gammaln(x.astype(jnp.float64)).astype(x.dtype)
+# lgamma' is digamma, with its poles: -inf at +0, +inf at -0, NaN at the negative integers;
+# the value in float64, as PyTorch's float32 lgamma is accurate near its zeros
+_lgamma = with_tangent(lambda x: jsp.gammaln(x.astype(jnp.float64)).astype(x.dtype),
+                       lambda x, out, t: _polygamma(0, x) * t)
 
 
-@_lgamma.defjvp
-def _lgamma_jvp(primals, tangents):
-    # digamma, with its poles: -inf at +0, +inf at -0, NaN at the negative integers
-    (x,), (t,) = primals, tangents
-    return _lgamma(x), _polygamma(0, x) * t
+# ---------------------------------------------------------------- unary
 
-
-@jax.custom_jvp
-def _i0(x):
-    return jsp.i0(x)
-
-
-@_i0.defjvp
-def _i0_jvp(primals, tangents):
-    # i0' = i1 (0 at 0; JAX's rule gives 1 there)
-    (x,), (t,) = primals, tangents
-    return jsp.i0(x), jsp.i1(x) * t
-
+# i0' = i1 (0 at 0; JAX's rule gives 1 there)
+_i0 = with_tangent(jsp.i0, lambda x, out, t: jsp.i1(x) * t)
 
 erf = _unary("erf", jax.scipy.special.erf)
 erfc = _unary("erfc", jax.scipy.special.erfc)
@@ -121,20 +105,14 @@ sinc = _unary("sinc", jnp.sinc)
 i0 = _unary("i0", _i0, grad_fn="I0Backward0")
 
 
-@jax.custom_jvp
-def _entr(x):
+def _entr_value(x):
     neg = jnp.full_like(x, -jnp.inf)
     safe = jnp.where(x > 0, x, jnp.ones_like(x))
     return jnp.where(x > 0, -safe * jnp.log(safe), jnp.where(x == 0, jnp.zeros_like(x), jnp.where(x < 0, neg, x)))
 
 
-@_entr.defjvp
-def _entr_jvp(primals, tangents):
-    # PyTorch: -(log(x) + 1) everywhere (inf at 0, NaN below 0)
-    (x,), (dx,) = primals, tangents
-    return _entr(x), -(jnp.log(x) + 1) * dx
-
-
+# PyTorch: -(log(x) + 1) everywhere (inf at 0, NaN below 0)
+_entr = with_tangent(_entr_value, lambda x, out, t: -(jnp.log(x) + 1) * t)
 entr = _unary("special_entr", _entr, grad_fn="SpecialEntrBackward0")
 ndtri = _unary("special_ndtri", jsp.ndtri, grad_fn="SpecialNdtriBackward0", saves={"out": "any"})
 log_ndtr = _unary("special_log_ndtr", jsp.log_ndtr, grad_fn="SpecialLogNdtrBackward0", saves={"x": "any", "out": "any"})
@@ -144,16 +122,8 @@ i1e = _unary("special_i1e", jsp.i1e, grad_fn="SpecialI1EBackward0", saves={"x": 
 erfcx = _unary("special_erfcx", jsp.erfcx, grad_fn="SpecialErfcxBackward0", saves={"x": "any", "out": "any"})
 
 
-@jax.custom_jvp
-def _logit(x):
-    return jnp.log(x / (1 - x))
-
-
-@_logit.defjvp
-def _logit_jvp(primals, tangents):
-    # PyTorch: grad / (x (1 - x)), +inf at 0 and at 1 (JAX's rule gives NaN there)
-    (x,), (t,) = primals, tangents
-    return _logit(x), t / (x * (1 - x))
+# PyTorch: grad / (x (1 - x)), +inf at 0 and at 1 (JAX's rule gives NaN there)
+_logit = with_tangent(lambda x: jnp.log(x / (1 - x)), lambda x, out, t: t / (x * (1 - x)))
 
 
 @op("logit")

@@ -44,7 +44,9 @@ def _version_error(node, entry):
         named = node
         if len(entry) > 5:
             named = entry[5]() or entry[6]
-        which = f", which is output {first} of {short_name(named)},"
+        # an integer output (indices) has no history, so PyTorch names no node
+        which = f", which is output {first} of {short_name(named)}," if dt is None or _dtype.FROM_NP[
+            np.dtype(dt)].kind >= _dtype.FLOAT else ""
         arr = None
     if arr is not None:
         shape, dt = arr.shape, arr.dtype
