@@ -86,6 +86,9 @@ _LIMITS.update(_parse(os.environ.get(ENV, "")))
 # of them is its own key. ``int`` is one because ``True`` and ``1.0``, which equal ``1``, are keyed
 # with their type. Other types join on first sight (``np.dtype``'s classes, ops, functions).
 _PLAIN = {int, str, type(None), type, type(Ellipsis)}
+# The configurations seen that hold no number at all (``(dtype('float32'),)``, ``("mean",)``): no
+# configuration with a number equals one of them, so finding a configuration here is enough.
+NUMBER_FREE = set()
 
 
 def value_key(v):
@@ -116,7 +119,17 @@ def config_key(cfg):
     number other than an ``int`` is keyed with its type, a zero with its sign, and every NaN
     alike. A configuration of ints, strings, dtypes and the like is its own key.
     """
-    if all(map(_PLAIN.__contains__, map(type, cfg))):
+    try:
+        if cfg in NUMBER_FREE:     # the common case, the cheapest test
+            return cfg
+    except TypeError:               # unhashable (a list in it)
+        return tuple(map(value_key, cfg))
+    types = set(map(type, cfg))
+    if types <= _PLAIN:
+        if int not in types:
+            if len(NUMBER_FREE) >= 4096:
+                NUMBER_FREE.clear()
+            NUMBER_FREE.add(cfg)
         return cfg
     return tuple(map(value_key, cfg))
 
@@ -139,6 +152,9 @@ class Cache:
         self.name = name
         self.on_evict = on_evict      # called with (key, value) of each entry evicted
         self._entries = collections.OrderedDict()     # key -> [value, weight]
+        # the hot path (``OpDef.forward``) calls these two directly: ``get`` without a Python frame
+        self.find = self._entries.get
+        self.touch = self._entries.move_to_end
         self._lock = threading.Lock()
         self.size = 0
         self.hits = self.misses = self.evictions = self.traces = 0
@@ -209,9 +225,10 @@ class Cache:
 
     def clear(self):
         with self._lock:
-            entries, self._entries = self._entries, collections.OrderedDict()
+            entries = list(self._entries.values())
+            self._entries.clear()
             self.size = 0
-        entries.clear()         # freed outside the lock
+        del entries             # freed outside the lock
 
     def stats(self):
         return {"entries": len(self._entries), "size": self.size, "limit": _LIMITS[self.name], "hits": self.hits,
