@@ -14,7 +14,8 @@ with them their programs (JAX's own caches hold a program only while its functio
 * ``small``: caches of small Python objects keyed by configuration (create_graph backward ops).
 
 Limits come from the environment variable ``TENSORGRAD_CACHE_LIMITS`` (``kernels=512,compiled=8``)
-and ``set_limits``; ``stats()`` says what each cache holds:
+and ``set_limits`` (``tensorgrad.set_cache_limits``); ``stats()`` (``tensorgrad.cache_stats()``)
+says what each cache holds:
 
 >>> from tensorgrad import _cache
 >>> sorted(_cache.stats())
