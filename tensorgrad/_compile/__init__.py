@@ -7,15 +7,17 @@
   reads and writes that outlive the call: parameters, their ``.grad``, optimizer state, module
   buffers, the random generator's key. Those are the program's *state*.
 * The next call traces the step with JAX tracers swapped into the state and the arguments (the
-  tensors keep their identity; only the arrays inside them change), compiles it, and runs it.
+  tensors keep their identity; only the arrays inside them change, and only as this thread sees
+  them: ``_storage/overlay.py``), compiles it, and runs it.
   Every state tensor the step wrote gets its new value back after the call, its version counter
   moves as the eager step would move it, and ``.grad`` attributes the step set or cleared are set
   again. If the trace meets a tensor from outside that it did not lift, it lifts it and traces
   again; if tracing fails, every tensor is restored.
 * Later calls check the program's guards (argument structure, shapes, dtypes and Python values,
   grad mode, which ``.grad`` attributes are set, optimizer hyperparameters) and run the compiled
-  program; a failed guard traces a new program and keeps the old ones. ``explain()`` lists why
-  each program was traced.
+  program; a failed guard traces a new program and keeps the old ones, up to the ``compiled``
+  cache's limit (``tensorgrad._cache``: beyond it the least recently used signature goes with
+  its programs). ``explain()`` lists why each program was traced.
 * A value Python needs inside the step (``loss.item()``, ``if x > 0``, printing a tensor) cannot
   be traced: the step then runs eagerly, with a warning naming the line, as PyTorch's compiler
   breaks its graph there. Return tensors and call ``.item()`` outside the step.

@@ -12,7 +12,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._cache import KERNELS, config_key, jit
+from .._cache import NUMBER_FREE, KERNELS, config_key, jit
+
+_find, _touch = KERNELS.find, KERNELS.touch
 
 OPS = {}
 
@@ -84,9 +86,21 @@ class OpDef:
 
     def forward(self, cfg):
         """The compiled forward for this configuration (cached in the ``kernels`` cache)."""
-        key = (self, config_key(cfg)) if cfg else self
-        f = KERNELS.get(key)
-        return f if f is not None else jit(KERNELS, key, self.bind(cfg))
+        # ``KERNELS.get((self, config_key(cfg)))``, inlined: this is every op call's path
+        try:
+            key = (self, cfg if cfg in NUMBER_FREE else config_key(cfg)) if cfg else self
+        except TypeError:           # an unhashable configuration (a list in it)
+            key = (self, config_key(cfg))
+        entry = _find(key)
+        if entry is None:
+            KERNELS.misses += 1
+            return jit(KERNELS, key, self.bind(cfg))
+        KERNELS.hits += 1
+        try:
+            _touch(key)
+        except KeyError:            # evicted by another thread meanwhile
+            pass
+        return entry[0]
 
     def backward(self, cfg, mask):
         """The compiled backward: ``(primals, cotangents) -> cotangents of the masked primals``.
