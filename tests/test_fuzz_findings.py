@@ -54,6 +54,12 @@ FINDINGS = {
         t0 = torch.tensor([float('nan'), 1.0, -2.0, 0.0])
         t1 = torch.sign(t0)
     """, "ops (grads): torch.sign(nan) is 0 in PyTorch; tensorgrad returns nan"),
+    "backward_adds_in_place_into_create_graph_grad": ("""
+        t0 = torch.tensor([[2.0], [0.0]], dtype=torch.float32, requires_grad=True)
+        t1 = t0.log_softmax(dim=1)
+        t1.sum().backward(retain_graph=True, create_graph=True)
+        t0.backward(torch.tensor([[-1.0], [-0.5]], dtype=torch.float32), retain_graph=True)
+    """, None),
     "prod_dim_of_0d": ("""
         t0 = torch.tensor(2.0, requires_grad=True)
         t1 = t0.prod(dim=0)

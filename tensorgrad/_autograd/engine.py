@@ -30,7 +30,7 @@ class GraphOps:
 
     Leaves (``AccumulateGrad``): ``get_grad(t)`` and ``set_grad(t, g)`` (``t.grad`` without
     PyTorch's non-leaf warning or checks); ``dtype_of(t)``, the dtype of ``t``'s array;
-    ``has_history(t)``, whether ``t`` has a grad_fn or requires grad; ``write_in_place(t, array)``
+    ``write_in_place(t, array)``
     (an in-place write that moves the version); ``grad_copy(t, g)``, the differentiable copy of
     ``g`` in ``t``'s dtype (create_graph); ``post_accumulate_hooks(t)``, a dict or None.
 
@@ -39,7 +39,7 @@ class GraphOps:
     """
 
     def __init__(self, *, wrap, unwrap, add, replay, version_error, get_grad, set_grad, dtype_of,
-                 has_history, write_in_place, grad_copy, post_accumulate_hooks, check_hook_result, hook_name):
+                 write_in_place, grad_copy, post_accumulate_hooks, check_hook_result, hook_name):
         self.wrap = wrap
         self.unwrap = unwrap
         self.add = add
@@ -48,7 +48,6 @@ class GraphOps:
         self.get_grad = get_grad
         self.set_grad = set_grad
         self.dtype_of = dtype_of
-        self.has_history = has_history
         self.write_in_place = write_in_place
         self.grad_copy = grad_copy
         self.post_accumulate_hooks = post_accumulate_hooks

@@ -222,9 +222,8 @@ def accumulate_grad(variable, grad, create_graph, gops, retained=False):
     With ``create_graph``, ``grad`` is a Tensor: the first gradient is stored as a differentiable
     copy in the variable's dtype (``CopyBackwards``), later ones are added out of place (recorded).
     Otherwise ``grad`` is an array, cast to the variable's dtype: the first becomes a new ``.grad``;
-    a retained non-leaf gradient (``retain_grad``) and a ``.grad`` that has a history or requires
-    grad get a new ``.grad`` object; else ``.grad`` is added to in place (the same object keeps
-    receiving and its version moves).
+    a retained non-leaf gradient (``retain_grad``) gets a new ``.grad`` object; else ``.grad`` is
+    added to in place (the same object keeps receiving and its version moves).
     """
     if create_graph:
         old = gops.get_grad(variable)
@@ -239,9 +238,9 @@ def accumulate_grad(variable, grad, create_graph, gops, retained=False):
     elif retained:
         # PyTorch's retain_grad hook accumulates out of place (a new .grad object)
         gops.set_grad(variable, gops.wrap(_add(gops.unwrap(old), grad)))
-    elif gops.has_history(old):
-        gops.set_grad(variable, gops.add(old, gops.wrap(grad)))
     else:
+        # PyTorch adds in place when grad mode is off, even into a .grad that has a history (made
+        # by an earlier create_graph backward): the object, its grad_fn and requires_grad stay
         gops.write_in_place(old, _add(gops.unwrap(old), grad))
 
 

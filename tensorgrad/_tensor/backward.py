@@ -117,10 +117,6 @@ def _dtype_of(t):
     return t._data.dtype
 
 
-def _has_history(t):
-    return t._grad_fn is not None or t._rg
-
-
 def _write_in_place(t, array):
     t._write(array)
     t._bump()
@@ -162,7 +158,7 @@ def _check_hook_result(hook, old, new):
 
 GRAPH_OPS = engine.GraphOps(
     wrap=_wrap, unwrap=_unwrap, add=_tensor_add, replay=_replay, version_error=_version_error,
-    get_grad=_get_grad, set_grad=_set_grad, dtype_of=_dtype_of, has_history=_has_history,
+    get_grad=_get_grad, set_grad=_set_grad, dtype_of=_dtype_of,
     write_in_place=_write_in_place, grad_copy=_grad_copy, post_accumulate_hooks=_post_accumulate_hooks,
     check_hook_result=_check_hook_result, hook_name=_hook_name)
 

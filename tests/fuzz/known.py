@@ -6,8 +6,7 @@
 - a *tolerate* key (a ``Pattern`` in ``TOLERATED``): a finding that matches it is counted,
   not failed (the bug depends on values, so it cannot be avoided while drawing).
 
-The first entries are the bugs issue #11 lists; the rest were found by this fuzzer and each
-has a strict xfail in ``tests/test_fuzz_findings.py``. When a fix merges, delete its entry
+Each entry was found by this fuzzer and has a strict xfail in ``tests/test_fuzz_findings.py``. When a fix merges, delete its entry
 here (and the xfail mark there): the fuzzer then draws (or fails on) the construct again.
 """
 
@@ -15,18 +14,6 @@ import re
 from dataclasses import dataclass
 
 KNOWN = {
-    # listed in issue #11
-    "bool_0d_index": "indexing or setitem with a 0-d bool key (a 0-d mask, or True/False)",
-    "retain_grad_then_inplace": "retain_grad() on a tensor (or the base of a view) later written in place",
-    "expanded_view_write": "in-place writes into an expanded view (PyTorch raises: more than one element "
-                           "of the written-to tensor refers to a single memory location)",
-    "overlapping_inplace": "an in-place op whose argument overlaps the written tensor (PyTorch raises: some "
-                           "elements of the input tensor and the written-to tensor refer to a single memory "
-                           "location)",
-    "nan_grad_at_zero": "NaN gradients of std/atan2/maximum/minimum/vector_norm at zero",
-    "higher_order_requires_grad": "requires_grad/grad_fn of a create_graph gradient through max/min/clamp/abs/"
-                                  "where and other kinks",
-    "false_inplace_error": "a false 'modified by an inplace operation' error (hypot, lerp, addcmul, max(dim), ...)",
     # found by this fuzzer
     "int_division_by_zero": "integer //, %, div(rounding_mode=...), fmod, remainder by zero return values where "
                             "PyTorch raises RuntimeError: ZeroDivisionError",
@@ -86,12 +73,7 @@ class Pattern:
                    if getattr(self, key) is not None)
 
 
-KINKS = r"\b(max|min|amax|amin|fmax|fmin|clamp|clamp_|clamp_min|clamp_max|abs|abs_|where|relu|relu_|maximum|" \
-        r"minimum|sign|sgn|median|sort|cummax|floor|ceil|round|trunc|frac|fmod|remainder|copysign)\b"
-
 TOLERATED = {
-    "nan_grad_at_zero": Pattern(r"(grad\.)?values", nan_differs=True,
-                                source=r"\b(std|atan2|maximum|minimum|norm|vector_norm)\b"),
     "grad_duplicate_inputs_alias": Pattern("version|values", source=r"torch\.autograd\.grad\(\w+, \[(\w+), \1\]"),
     "grad_frees_unexecuted_graph": Pattern("error", ours="backward through the graph a second time", theirs="^None$",
                                            source=r"torch\.autograd\.grad\("),
@@ -100,8 +82,6 @@ TOLERATED = {
                                                                              "have a grad_fn"),
     "error_check_order": Pattern("error", ours="^NotImplementedError", theirs="must match the size"),
     "empty_bool_median": Pattern("error", ours="median_cpu. not implemented for 'Bool'", theirs="^None$"),
-    "higher_order_requires_grad": Pattern("requires_grad|grad_fn|is_leaf", source=KINKS + r"[\s\S]*create_graph=True"),
-    "false_inplace_error": Pattern("error", ours="modified by an inplace operation", theirs="^None$"),
     "int_division_by_zero": Pattern("error", ours="^None$", theirs="ZeroDivisionError"),
     "empty_reduction_error_type": Pattern("error", ours="^ValueError", theirs="Expected reduction dim"),
     "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
