@@ -313,26 +313,44 @@ def check_kink_vs_torch(kink, torch):
 
 # ====================================================================== coverage
 
+class Reach:
+    """Records which registered ops are applied while it is on: an op is reached when dispatch
+    asks it for its compiled forward or for its pure function (in-place writes and the engine
+    bind it directly)."""
+
+    def __init__(self):
+        from tensorgrad._ops.registry import OPS
+
+        self.keys = {id(d): key for key, d in OPS.items()}
+        self.seen = set()
+        self.ran = 0        # cases run while on (counted by the caller)
+
+    def __enter__(self):
+        from tensorgrad._ops.registry import OpDef
+
+        self.saved = OpDef.forward, OpDef.bind
+        keys, seen = self.keys, self.seen
+
+        def recording(method):
+            def wrapper(op, *args):
+                key = keys.get(id(op))
+                if key is not None:
+                    seen.add(key)
+                return method(op, *args)
+            return wrapper
+
+        OpDef.forward, OpDef.bind = map(recording, self.saved)
+        return self
+
+    def __exit__(self, *exc):
+        from tensorgrad._ops.registry import OpDef
+
+        OpDef.forward, OpDef.bind = self.saved
+
+
 def reached_ops(rows):
-    """The registry keys of the ops that running ``rows`` (every sample; grad on for float64) applies.
-
-    An op is reached when dispatch asks it for its compiled forward or for its pure function
-    (in-place writes and the engine bind it directly); both are recorded for the run.
-    """
-    from tensorgrad._ops.registry import OPS, OpDef
-
-    keys = {id(d): key for key, d in OPS.items()}
-    seen = set()
-    forward, bind = OpDef.forward, OpDef.bind
-
-    def recording(method):
-        def wrapper(self, *args):
-            seen.add(keys.get(id(self)))
-            return method(self, *args)
-        return wrapper
-
-    OpDef.forward, OpDef.bind = recording(forward), recording(bind)
-    try:
+    """The registry keys of the ops that running ``rows`` (every sample; grad on for float64) applies."""
+    with Reach() as reach:
         for row in rows:
             for dtype in row.dtypes:
                 for sample in row.samples(maker(row, dtype)):
@@ -340,10 +358,7 @@ def reached_ops(rows):
                     raised(lambda: call(tensorgrad, row, sample, requires_grad=row.grad and dtype == "float64"))
             for err in row.errors:
                 raised(lambda: call(tensorgrad, row, Sample(err.args, err.kwargs), fn=err.call))
-    finally:
-        OpDef.forward, OpDef.bind = forward, bind
-    seen.discard(None)
-    return seen
+    return reach.seen
 
 
 def cases(rows):
@@ -369,17 +384,19 @@ def cases(rows):
     return out
 
 
-def params(cases, check):
-    """pytest parameters ``(row, payload)`` for one check, known failures as strict xfails."""
+def params(cases, check=None):
+    """pytest parameters ``(check, row, payload)`` in the table's order (all checks of a row
+    together, so its compiled kernels are reused while they are cached), or those of one check;
+    known failures as strict xfails."""
     import pytest
 
     out = []
     for c, row, key, payload in cases:
-        if c != check:
+        if check is not None and c != check:
             continue
         reason = xfail_reason(c, row, key)
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(row, payload, id=f"{row.name}-{key}", marks=marks))
+        out.append(pytest.param(c, row, payload, id=f"{c}-{row.name}-{key}", marks=marks))
     return out
 
 

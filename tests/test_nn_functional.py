@@ -608,38 +608,16 @@ ROWS = ACTIVATIONS + INPLACE + DROPOUT + LINEAR + ATTENTION + CONV + POOL + NORM
 CASES = C.cases(ROWS)
 
 
-def params(check):
-    return C.params(CASES, check)
-
-
 @pytest.fixture(scope="module")
 def torch():
     return pytest.importorskip("torch")
 
 
-@pytest.mark.parametrize("row, payload", params("values"))
-def test_values_match_torch(row, payload, torch):
-    C.run_case("values", row, payload, torch)
-
-
-@pytest.mark.parametrize("row, payload", params("grad_torch"))
-def test_gradients_match_torch(row, payload, torch):
-    C.run_case("grad_torch", row, payload, torch)
-
-
-@pytest.mark.parametrize("row, payload", params("grad_fd"))
-def test_gradients_match_finite_differences(row, payload):
-    C.run_case("grad_fd", row, payload, None)
-
-
-@pytest.mark.parametrize("row, payload", params("grad_fn"))
-def test_grad_fn_names_match_torch(row, payload, torch):
-    C.run_case("grad_fn", row, payload, torch)
-
-
-@pytest.mark.parametrize("row, payload", params("errors"))
-def test_rejected_inputs_raise_torch_error_type(row, payload, torch):
-    C.run_case("errors", row, payload, torch)
+# one test per case, a row's checks one after another (values, gradients against PyTorch and
+# finite differences, grad_fn names, errors): its compiled kernels are still cached for the next
+@pytest.mark.parametrize("check, row, payload", C.params(CASES))
+def test_row_matches_torch(check, row, payload):
+    C.run_case(check, row, payload, None if check == "grad_fd" else pytest.importorskip("torch"))
 
 
 # ====================================================================== gradients at kinks
