@@ -35,7 +35,6 @@ KNOWN = {
     "grad_unreached_output_retain_grad": "autograd.grad whose inputs the outputs do not reach skips the outputs' "
                                          "retain_grad (PyTorch fills their .grad); likewise a non-leaf once passed "
                                          "as backward(inputs=[...]) keeps collecting .grad in PyTorch",
-    "sign_of_nan": "torch.sign(nan) is nan where PyTorch gives 0",
     "number_as_input": "a Python number as the first operand of fmod/atan2/... is accepted where PyTorch raises "
                        "TypeError",
     "ldexp_bool_exponent": "ldexp with a bool exponent is accepted where PyTorch raises NotImplementedError",
@@ -105,7 +104,6 @@ TOLERATED = {
     "empty_reduction_error_type": Pattern("error", ours="^ValueError", theirs="Expected reduction dim"),
     "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
                                                                            r"(?=.*(\.retain_grad\(\)|inputs=\[))"),
-    "sign_of_nan": Pattern(r"(grad\.)?values", nan_differs=True, source=r"\bsign\b"),
     "number_as_input": Pattern("error", ours="^None$", theirs="^TypeError", line=r"torch\.\w+\((-?[\d.]+|True|False), "),
     "ldexp_bool_exponent": Pattern("error", ours="^None$", theirs="not implemented for 'Bool'", line="ldexp"),
     "empty_median_warning": Pattern("warning", ours="RuntimeWarning", line="median"),
