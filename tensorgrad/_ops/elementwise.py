@@ -19,6 +19,10 @@ from .registry import op, with_tangent
 
 
 def _c(x, dtype):
+    if getattr(x, "dtype", None) == jnp.bool_ and dtype != jnp.bool_:
+        # through uint8: XLA rewrites convert(bool) * y (and / y) as a select, which loses y's NaN
+        # and infinity (False * nan, False / False must be nan as in PyTorch)
+        x = jnp.asarray(x, jnp.uint8)
     return jnp.asarray(x, dtype)
 
 

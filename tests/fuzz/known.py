@@ -39,7 +39,6 @@ KNOWN = {
                        "TypeError",
     "ldexp_bool_exponent": "ldexp with a bool exponent is accepted where PyTorch raises NotImplementedError",
     "empty_median_warning": "median of an empty integer tensor warns (RuntimeWarning) where PyTorch does not",
-    "bool_true_division": "bool / bool gives 0 for False / False where PyTorch gives nan",
     "double_backward_grad_fn": "a create_graph gradient's grad_fn is named <Op>Backward0Backward where PyTorch "
                                "names the last op of the derivative formula (MulBackward0, ...)",
     "grad_duplicate_inputs_alias": "autograd.grad(y, [x, x]) returns two tensors; PyTorch returns one tensor twice "
@@ -107,7 +106,6 @@ TOLERATED = {
     "number_as_input": Pattern("error", ours="^None$", theirs="^TypeError", line=r"torch\.\w+\((-?[\d.]+|True|False), "),
     "ldexp_bool_exponent": Pattern("error", ours="^None$", theirs="not implemented for 'Bool'", line="ldexp"),
     "empty_median_warning": Pattern("warning", ours="RuntimeWarning", line="median"),
-    "bool_true_division": Pattern("values", nan_differs=True, source=r"torch\.bool"),
     "double_backward_grad_fn": Pattern(r"(grad\.)?grad_fn", ours=r"Backward\d*Backward|CopyBackwards",
                                        source="create_graph=True"),
 }
