@@ -15,7 +15,7 @@ from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .elementwise import pow as _pow
 from .inplace import inplace_of
-from .operands import as_operand, result_type, _float_of
+from .operands import as_operand, result_type, _float_of, _nonzero_divisor
 from .surface import declare
 
 
@@ -38,6 +38,7 @@ def fmod(input, other):
     d = result_type(input, other)
     if d is _dtype.bool_:
         raise _not_implemented("fmod", d)
+    _nonzero_divisor(input, other, d)
     if isinstance(other, Tensor):
         return apply(E.fmod, (input, other), (d.np,))
     return apply(E.fmod_scalar, (input, other), (d.np,))

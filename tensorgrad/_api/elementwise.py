@@ -8,8 +8,8 @@ from .._ops import elementwise as E
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .indexing import nonzero
-from .operands import (as_operand, result_type, _binary, _float_of, _named, _not_implemented, _tensor_input,
-    _tensor_other)
+from .operands import (as_operand, result_type, _binary, _float_of, _named, _nonzero_divisor, _not_implemented,
+    _tensor_input, _tensor_other)
 from .surface import declare, out_with
 
 
@@ -101,6 +101,7 @@ def div(input, other, *, rounding_mode=None):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
     if d is _dtype.bool_:
         raise _not_implemented(f"div_{rounding_mode}_cpu", d)
+    _nonzero_divisor(a, b, d)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a, dtype=d)
     return apply(op, (a, b), (d.np,))
@@ -128,6 +129,7 @@ def floor_divide(input, other):
     d = result_type(a, b)
     if d is _dtype.bool_:
         raise _not_implemented("div_floor_cpu", d)
+    _nonzero_divisor(a, b, d)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a, dtype=d)
     return apply(E.floor_divide, (a, b), (d.np,))
@@ -141,6 +143,7 @@ def remainder(input, other):
     d = result_type(a, b)
     if d is _dtype.bool_:
         raise _not_implemented("remainder_cpu", d)
+    _nonzero_divisor(a, b, d)
     if not isinstance(b, Tensor):
         # a Python number is configuration, not an input: RemainderBackward0 with one slot
         return apply(E.remainder_scalar, (a, b), (d.np,))

@@ -5,6 +5,7 @@ argument checks and PyTorch's named-tuple return types.
 
 import collections
 
+import jax
 import numpy as np
 
 from .. import _dtype
@@ -70,6 +71,32 @@ def _binary(op, a, b, **cfg):
     b = as_operand(b)
     d = result_type(a, b)
     return apply(op, (a, b), (d.np,) + tuple(cfg.values()))
+
+
+def _nonzero_divisor(a, b, d):
+    """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division (``//``, ``%``, ``fmod``,
+    ``div(rounding_mode=)``) with a zero among the divisors that reach a result element. A tensor
+    divisor is read on the host; inside a traced program (compile, func, jax.jit) its values are
+    unknown and the check is skipped (the result is then XLA's)."""
+    if d.kind > _dtype.INT:
+        return
+    shape_a = a._data.shape if isinstance(a, Tensor) else ()
+    if isinstance(b, Tensor):
+        arr = b._data
+        if isinstance(arr, jax.core.Tracer):
+            return
+        try:
+            if 0 in np.broadcast_shapes(shape_a, arr.shape):
+                return
+        except ValueError:
+            return              # the op raises PyTorch's broadcasting error
+        zero = not np.asarray(arr).all()
+    else:
+        if 0 in shape_a:
+            return
+        zero = b == 0
+    if zero:
+        raise RuntimeError("ZeroDivisionError")
 
 
 def _float_of(d):
