@@ -1235,8 +1235,7 @@ def masked_select_shape(torch):
     return [a, m], lambda: a.masked_select(m)
 
 
-@misuse(RuntimeError, xfail="outer accepts 2-D arguments and returns a value; PyTorch refuses them (_api, "
-                           "'grads')")
+@misuse(RuntimeError)
 def outer_of_matrices(torch):
     a = torch.ones(2, 2)
     return [a], lambda: torch.outer(a, a)

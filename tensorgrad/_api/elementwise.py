@@ -9,7 +9,7 @@ from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .indexing import nonzero
 from .operands import (as_operand, result_type, _binary, _float_of, _named, _nonzero_divisor, _not_implemented,
-    _tensor_input, _tensor_other)
+    _tensor_first, _tensor_input, _tensor_other)
 from .surface import declare, out_with
 
 
@@ -72,6 +72,8 @@ subtract = sub
 
 @declare("rsub")
 def rsub(input, other, *, alpha=1):
+    _tensor_first("rsub", input, other, signatures=("(Tensor input, Tensor other, *, Number alpha = 1)",
+                                                    "(Tensor input, Number other, Number alpha = 1)"))
     d = result_type(input, other)
     if type(alpha) is not int:
         _alpha_check(d, alpha)
@@ -168,25 +170,34 @@ def pow(input, exponent):
 
 @declare("maximum", method=True, inplace=True, out=True)
 def maximum(input, other):
+    _tensor_input("maximum", input)
     _tensor_other("maximum", other)
     return _binary(CL.maximum, input, other)
 
 
 @declare("minimum", method=True, inplace=True, out=True)
 def minimum(input, other):
+    _tensor_input("minimum", input)
     _tensor_other("minimum", other)
     return _binary(CL.minimum, input, other)
 
 
-@declare("arctan2", "atan2", method=True, inplace=True, out=True)
-def atan2(input, other):
-    _tensor_other("atan2", other)
-    a, b = as_operand(input), as_operand(other)
-    d = _float_of(result_type(a, b))
-    return apply(E.atan2, (a, b), (d.np,))
+def _atan2(name):
+    def atan2(input, other):
+        _tensor_input(name, input)
+        _tensor_other(name, other)
+        a, b = as_operand(input), as_operand(other)
+        d = _float_of(result_type(a, b))
+        return apply(E.atan2, (a, b), (d.np,))
+    atan2.__name__ = name
+    return atan2
 
 
-arctan2 = atan2
+# two functions only so that each one's TypeError names it
+atan2 = _atan2("atan2")
+declare("atan2", method=True, inplace=True, out=True)(atan2)
+arctan2 = _atan2("arctan2")
+declare("arctan2", method=True, inplace=True, out=True)(arctan2)
 
 
 # ---------------------------------------------------------------- unary

@@ -11,7 +11,7 @@ from .._ops import products as L
 from .._ops import shape as SH
 from .._tensor import apply, _C_TYPE
 from . import strides as _strides
-from .operands import _not_implemented
+from .operands import _need_tensor, _not_implemented, _tensor_input
 from .surface import declare
 
 
@@ -22,6 +22,7 @@ def _same_dtype(name, a, b, what="vectors"):
 
 @declare("dot", "inner", method=True, out=True)
 def dot(input, other):
+    _tensor_input("dot", input)
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     _same_dtype("dot", input, other)
@@ -219,6 +220,11 @@ def _prod(shape):
 
 @declare("ger", "outer", method=True, out=True)
 def outer(input, vec2):
+    _need_tensor("outer", "input", input, 1)
+    _need_tensor("outer", "vec2", vec2, 2)
+    for what, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {what}, but got {t.ndim}-D")
     # PyTorch multiplies a column view of input by vec2: MulBackward0 over (ViewBackward0, ...)
     return apply(L.outer, (input.reshape(-1, 1), vec2))
 

@@ -114,6 +114,19 @@ def _tensor_input(name, input):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
+def _tensor_first(name, input, *rest, signatures=None, argname="other"):
+    """PyTorch's TypeError for a non-Tensor ``input`` of a function with a Tensor and a Number
+    overload of its second argument (``torch.fmod(2, t)``): no overload matches."""
+    if isinstance(input, Tensor):
+        return
+    got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in (input,) + rest)
+    if signatures is None:
+        signatures = (f"(Tensor input, Tensor {argname}, *, Tensor out = None)",
+                      f"(Tensor input, Number {argname}, *, Tensor out = None)")
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    + "".join(f" * {s}\n" for s in signatures))
+
+
 def _tensor_other(name, other):
     """PyTorch's TypeError where an op takes only a Tensor as ``other`` (no Python numbers)."""
     if not isinstance(other, Tensor):

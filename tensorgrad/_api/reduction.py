@@ -333,6 +333,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 @declare("dist", method=True)
 def dist(input, other, p=2):
     """``||input - other||_p`` (broadcasting), one node ``DistBackward0``."""
+    _need_tensor("dist", "input", input, 1)
     _need_tensor("dist", "other", other, 2)
     if input.dtype is _dtype.bool_ and other.dtype is _dtype.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
