@@ -143,6 +143,9 @@ def ldexp(input, other):
     """``input * 2 ** other``."""
     _need_tensor("ldexp", "input", input, 1)
     _need_tensor("ldexp", "other", other)
+    if other.dtype is _dtype.bool_ and input.dtype.kind == _dtype.FLOAT:
+        # PyTorch's kernel for a floating input takes integer exponents only
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     d = _float_of(result_type(input, other))
     return apply(E.ldexp, (input, other), (d.np,))
 

@@ -33,7 +33,6 @@ KNOWN = {
     "grad_unreached_output_retain_grad": "autograd.grad whose inputs the outputs do not reach skips the outputs' "
                                          "retain_grad (PyTorch fills their .grad); likewise a non-leaf once passed "
                                          "as backward(inputs=[...]) keeps collecting .grad in PyTorch",
-    "ldexp_bool_exponent": "ldexp with a bool exponent is accepted where PyTorch raises NotImplementedError",
     "empty_median_warning": "median of an empty integer tensor warns (RuntimeWarning) where PyTorch does not",
     "double_backward_grad_fn": "a create_graph gradient's grad_fn is named <Op>Backward0Backward where PyTorch "
                                "names the last op of the derivative formula (MulBackward0, ...)",
@@ -98,7 +97,6 @@ TOLERATED = {
     "empty_reduction_error_type": Pattern("error", ours="^ValueError", theirs="Expected reduction dim"),
     "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
                                                                            r"(?=.*(\.retain_grad\(\)|inputs=\[))"),
-    "ldexp_bool_exponent": Pattern("error", ours="^None$", theirs="not implemented for 'Bool'", line="ldexp"),
     "empty_median_warning": Pattern("warning", ours="RuntimeWarning", line="median"),
     "double_backward_grad_fn": Pattern(r"(grad\.)?grad_fn", ours=r"Backward\d*Backward|CopyBackwards",
                                        source="create_graph=True"),
