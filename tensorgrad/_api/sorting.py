@@ -74,7 +74,7 @@ def _median(op_all, op_dim, name):
                 return _wrap(np.full((), np.nan, input.dtype.np))
             return apply(op_all, (input,))
         d = _dim_of(input, dim)
-        _nonempty_dim(name, input, d)
+        _nonempty_dim("median", input, d)     # PyTorch's nanmedian says median() too
         return _named(name)(*apply(op_dim, (input,), (d, keepdim)))
     median.__name__ = name
     return median
@@ -246,6 +246,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest entry along ``dim`` and its index (named tuple ``kthvalue``)."""
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dtype is _dtype.bool_:
