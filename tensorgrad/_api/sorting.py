@@ -65,14 +65,20 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _named("topk")(*apply(SC.topk, (input,), (int(k), d, bool(largest))))
 
 
+# PyTorch's median of no entries: NaN, cast to the dtype by C++ (x86's result for the integers)
+_EMPTY_MEDIAN = {"bool": True, "uint8": 0, "int8": 0, "int16": 0, "int32": -2 ** 31, "int64": -2 ** 63}
+
+
 def _median(op_all, op_dim, name):
     def median(input, dim=None, keepdim=False):
-        if input.dtype is _dtype.bool_:
-            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         if dim is None:
             if input.numel() == 0:
-                return _wrap(np.full((), np.nan, input.dtype.np))
+                return _wrap(np.full((), _EMPTY_MEDIAN.get(input.dtype.name, np.nan), input.dtype.np))
+            if input.dtype is _dtype.bool_:
+                raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
             return apply(op_all, (input,))
+        if input.dtype is _dtype.bool_:
+            raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
         d = _dim_of(input, dim)
         _nonempty_dim("median", input, d)     # PyTorch's nanmedian says median() too
         return _named(name)(*apply(op_dim, (input,), (d, keepdim)))

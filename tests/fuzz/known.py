@@ -31,7 +31,6 @@ KNOWN = {
     "grad_unreached_output_retain_grad": "autograd.grad whose inputs the outputs do not reach skips the outputs' "
                                          "retain_grad (PyTorch fills their .grad); likewise a non-leaf once passed "
                                          "as backward(inputs=[...]) keeps collecting .grad in PyTorch",
-    "empty_median_warning": "median of an empty integer tensor warns (RuntimeWarning) where PyTorch does not",
     "double_backward_grad_fn": "a create_graph gradient's grad_fn is named <Op>Backward0Backward where PyTorch "
                                "names the last op of the derivative formula (MulBackward0, ...)",
     "grad_duplicate_inputs_alias": "autograd.grad(y, [x, x]) returns two tensors; PyTorch returns one tensor twice "
@@ -44,7 +43,6 @@ KNOWN = {
                                       "returns where PyTorch raises RuntimeError",
     "error_check_order": "a call wrong in dtype and in shape raises the dtype error (NotImplementedError); PyTorch "
                          "raises the shape error (RuntimeError)",
-    "empty_bool_median": "median of an empty bool tensor raises NotImplementedError; PyTorch returns",
 }
 
 
@@ -89,12 +87,10 @@ TOLERATED = {
     "grad_output_not_requiring_grad": Pattern("error", ours="^None$", theirs="does not require grad and does not "
                                                                              "have a grad_fn"),
     "error_check_order": Pattern("error", ours="^NotImplementedError", theirs="must match the size"),
-    "empty_bool_median": Pattern("error", ours="median_cpu. not implemented for 'Bool'", theirs="^None$"),
     "higher_order_requires_grad": Pattern("requires_grad|grad_fn|is_leaf", source=KINKS + r"[\s\S]*create_graph=True"),
     "false_inplace_error": Pattern("error", ours="modified by an inplace operation", theirs="^None$"),
     "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
                                                                            r"(?=.*(\.retain_grad\(\)|inputs=\[))"),
-    "empty_median_warning": Pattern("warning", ours="RuntimeWarning", line="median"),
     "double_backward_grad_fn": Pattern(r"(grad\.)?grad_fn", ours=r"Backward\d*Backward|CopyBackwards",
                                        source="create_graph=True"),
 }
