@@ -112,6 +112,4 @@ OPINFO = {
     "quantile": "no gradient for a q tensor that requires grad (PyTorch differentiates the interpolation in q)",
     "nanquantile": "as quantile: no gradient for q",
     "nn.functional.layer_norm": "not a bug: over one element the gradient is 0; PyTorch's float32 one is 6e-5",
-    "nn.functional.unfold": "raises Python's ZeroDivisionError for an empty batch (PyTorch returns an empty result)",
-    "nn.functional.adaptive_avg_pool1d": "raises ZeroDivisionError for an empty batch, as unfold",
 }
