@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._autograd.grad_mode import STATE
 from .._ops import sorting as SC
 from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
@@ -153,6 +154,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     s = S.view(s, reduced + (s.shape[-1],))
     # (lower, upper, weight), each of shape reduced + (len(q),)
     lower, upper, weight = apply(SC.quantile_ranks, (s.detach(), qt.detach()), (interpolation, ignore_nan))
+    if interpolation == "linear" and qt.requires_grad and STATE.grad:
+        weight = weight + _rank_tangent(s.detach(), qt, ignore_nan)
     out = gather(s, -1, lower)
     if interpolation in ("linear", "midpoint"):
         out = lerp(out, gather(s, -1, upper), weight)
@@ -161,6 +164,24 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     out = apply(SH.unsqueeze_copy, (out,), (0,))
     out = apply(SH.transpose_copy, (out,), (0, out.ndim - 1))
     return apply(SH.squeeze_copy, (out,), (out.ndim - 1,))
+
+
+def _rank_tangent(s, q, ignore_nan):
+    """Zero, with the derivative in ``q`` of PyTorch's linear weight ``ranks - ranks_below``:
+    ``ranks`` is ``q * (n - 1)`` (n the non-NaN entries for nanquantile), masked where PyTorch
+    fills a constant rank (a slice with a NaN for quantile, a negative rank for nanquantile), so
+    that those slices give exactly 0 (not NaN) to ``q``'s gradient."""
+    from .comparison import isnan, logical_not
+    from .elementwise import where
+    nan = isnan(s)
+    if ignore_nan:
+        scale = (logical_not(nan).sum(-1, keepdim=True) - 1).to(s.dtype)
+        fixed = q.detach() * scale < 0
+    else:
+        scale = float(s.shape[-1] - 1)
+        fixed = nan.any(-1, keepdim=True)
+    ranks = where(fixed, 0.0, q * scale)
+    return ranks - ranks.detach()
 
 
 @declare("quantile", method=True, out=True)

@@ -109,7 +109,5 @@ def tolerated(finding, source):
 OPINFO = {
     "logcumsumexp": "not a bug: at |x| = 1e4 PyTorch's float32 gradient is 9e-4 off the float64 one "
                     "(tensorgrad's float32 gradient is within 1e-7 of it)",
-    "quantile": "no gradient for a q tensor that requires grad (PyTorch differentiates the interpolation in q)",
-    "nanquantile": "as quantile: no gradient for q",
     "nn.functional.layer_norm": "not a bug: over one element the gradient is 0; PyTorch's float32 one is 6e-5",
 }
