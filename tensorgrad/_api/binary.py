@@ -15,7 +15,7 @@ from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .elementwise import pow as _pow
 from .inplace import inplace_of
-from .operands import as_operand, result_type, _float_of, _nonzero_divisor, _tensor_first
+from .operands import as_operand, result_type, _float_of, _nonzero_divisor, _shapes_first, _tensor_first
 from .surface import declare
 
 
@@ -38,6 +38,7 @@ def fmod(input, other):
     other = as_operand(other)
     d = result_type(input, other)
     if d is _dtype.bool_:
+        _shapes_first(input, other)
         raise _not_implemented("fmod", d)
     _nonzero_divisor(input, other, d)
     if isinstance(other, Tensor):
@@ -71,6 +72,7 @@ def _float_binary(op, name, kernel=None):
         _need_tensor(name, "other", other)
         d = result_type(input, other)
         if d.kind < _dtype.FLOAT:
+            _shapes_first(input, other)
             raise _not_implemented(kernel or name, d)
         return apply(op, (input, other), (d.np,))
     binary.__name__ = name
@@ -165,6 +167,7 @@ def _integer_binary(op, name):
         _need_tensor(name, "other", other)
         d = result_type(input, other)
         if d.kind != _dtype.INT:
+            _shapes_first(input, other)
             raise _not_implemented(name, d)
         return apply(op, (input, other), (d.np,))
     binary.__name__ = name
@@ -186,6 +189,7 @@ def _shift(op, name, kernel):
             a = _tensor_factory(a)
         d = result_type(a, b)
         if d.kind != _dtype.INT:
+            _shapes_first(a, b)
             raise _not_implemented(kernel, d)
         return apply(op, (a, b), (d.np,))
     shift.__name__ = name

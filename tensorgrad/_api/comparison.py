@@ -6,7 +6,7 @@ from .. import _dtype
 from .._ops import comparison as CMP
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
-from .operands import as_operand, result_type, _not_implemented, _tensor_first, _tensor_input, _tensor_other
+from .operands import as_operand, result_type, _not_implemented, _shapes_first, _tensor_first, _tensor_input, _tensor_other
 from .surface import declare
 
 
@@ -89,6 +89,7 @@ def _bitwise(op):
     def bitwise(input, other):
         d = result_type(input, other)
         if d.kind > _dtype.INT:
+            _shapes_first(input, other)
             raise _not_implemented(f"{op.name}_cpu", d)
         return apply(op, (input, other), (d.np,))
     bitwise.__name__ = op.name

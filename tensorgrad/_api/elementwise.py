@@ -9,7 +9,7 @@ from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .indexing import nonzero
 from .operands import (as_operand, result_type, _binary, _float_of, _named, _nonzero_divisor, _not_implemented,
-    _tensor_first, _tensor_input, _tensor_other)
+    _shapes_first, _tensor_first, _tensor_input, _tensor_other)
 from .surface import declare, out_with
 
 
@@ -102,6 +102,7 @@ def div(input, other, *, rounding_mode=None):
     else:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
     if d is _dtype.bool_:
+        _shapes_first(a, b)
         raise _not_implemented(f"div_{rounding_mode}_cpu", d)
     _nonzero_divisor(a, b, d)
     if not isinstance(a, Tensor):
@@ -130,6 +131,7 @@ def floor_divide(input, other):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     if d is _dtype.bool_:
+        _shapes_first(a, b)
         raise _not_implemented("div_floor_cpu", d)
     _nonzero_divisor(a, b, d)
     if not isinstance(a, Tensor):
@@ -144,6 +146,7 @@ def remainder(input, other):
         a = _tensor_factory(a)
     d = result_type(a, b)
     if d is _dtype.bool_:
+        _shapes_first(a, b)
         raise _not_implemented("remainder_cpu", d)
     _nonzero_divisor(a, b, d)
     if not isinstance(b, Tensor):

@@ -99,6 +99,26 @@ def _nonzero_divisor(a, b, d):
         raise RuntimeError("ZeroDivisionError")
 
 
+def _shapes_first(*operands):
+    """PyTorch's broadcasting error, where the operands' shapes do not broadcast: its
+    TensorIterator checks shapes before the kernel refuses a dtype, so a dtype error calls this
+    first."""
+    shapes = [tuple(x._data.shape) for x in operands if isinstance(x, Tensor)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        acc = shapes[0]
+        for other in shapes[1:]:
+            ndim = max(len(acc), len(other))
+            a = (1,) * (ndim - len(acc)) + acc
+            b = (1,) * (ndim - len(other)) + other
+            for i in reversed(range(ndim)):
+                if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                    raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                                       f"non-singleton dimension {i}") from None
+            acc = tuple(max(x, y) for x, y in zip(a, b))
+
+
 def _float_of(d):
     return d if d.kind >= _dtype.FLOAT else _dtype.get_default_dtype()
 
