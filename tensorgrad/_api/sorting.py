@@ -18,7 +18,9 @@ from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from . import shape as S
 from .binary import lerp
+from .comparison import isnan, logical_not
 from .creation import tensor as _tensor_factory
+from .elementwise import where
 from .indexing import gather, _host, _host_sized
 from .operands import result_type, _named, _need_tensor
 from .reduction import _dim_of, _nonempty_dim
@@ -171,8 +173,6 @@ def _rank_tangent(s, q, ignore_nan):
     ``ranks`` is ``q * (n - 1)`` (n the non-NaN entries for nanquantile), masked where PyTorch
     fills a constant rank (a slice with a NaN for quantile, a negative rank for nanquantile), so
     that those slices give exactly 0 (not NaN) to ``q``'s gradient."""
-    from .comparison import isnan, logical_not
-    from .elementwise import where
     nan = isnan(s)
     if ignore_nan:
         scale = (logical_not(nan).sum(-1, keepdim=True) - 1).to(s.dtype)
