@@ -111,12 +111,6 @@ def div(input, other, *, rounding_mode=None):
 
 
 divide = div
-
-
-def rtruediv_operator(self, other):
-    """``other / self`` (``Tensor.__rtruediv__``): PyTorch computes ``self.reciprocal() * other``."""
-    d = _float_of(result_type(self, as_operand(other)))
-    return mul(reciprocal(self if self.dtype is d else self.to(d)), other)
 true_divide = div
 
 
