@@ -217,6 +217,8 @@ def _vector_index(name, index, message=None):
 def index_select(input, dim, index):
     """The slices of ``input`` at ``index`` (a vector) along ``dim``; ``IndexSelectBackward0``."""
     _vector_index("index_select", index)
+    if input.ndim == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     arr = _host(index)
