@@ -23,12 +23,11 @@ FINDINGS = {
     "int_division_by_zero": ("""
         t0 = torch.tensor([2, 1, 0])
         t1 = t0 // t0
-    """, "ops (grads): integer //, %, div(rounding_mode=), fmod, remainder by zero return values; PyTorch "
-         "raises RuntimeError: ZeroDivisionError"),
+    """, None),
     "int_remainder_by_zero_scalar": ("""
         t0 = torch.tensor([2, 1, 0])
         t1 = torch.remainder(t0, 0)
-    """, "ops (grads): an integer remainder by the number 0 returns values; PyTorch raises RuntimeError"),
+    """, None),
     "mask_setitem_value_dtype": ("""
         t0 = torch.zeros(3)
         t0[t0 >= 0] = torch.tensor(1)
@@ -36,12 +35,11 @@ FINDINGS = {
     "empty_reduction_error_type": ("""
         t0 = torch.zeros(0, 3)
         t1 = t0.amax(dim=0)
-    """, "ops (grads): amax/amin/max/min/argmax/argmin over an empty dim raise ValueError (from NumPy); PyTorch "
-         "raises IndexError: Expected reduction dim 0 to have non-zero size"),
+    """, None),
     "empty_argmax_dim_error_type": ("""
         t0 = torch.zeros(0, 3)
         t1 = t0.argmax(dim=0)
-    """, "ops (grads): as above, for argmax"),
+    """, None),
     "grad_unreached_output_retain_grad": ("""
         t0 = torch.tensor([2.0, 1.0], requires_grad=True)
         t1 = t0 * 2
@@ -53,7 +51,7 @@ FINDINGS = {
     "sign_of_nan": ("""
         t0 = torch.tensor([float('nan'), 1.0, -2.0, 0.0])
         t1 = torch.sign(t0)
-    """, "ops (grads): torch.sign(nan) is 0 in PyTorch; tensorgrad returns nan"),
+    """, None),
     "backward_adds_in_place_into_create_graph_grad": ("""
         t0 = torch.tensor([[2.0], [0.0]], dtype=torch.float32, requires_grad=True)
         t1 = t0.log_softmax(dim=1)
@@ -66,17 +64,17 @@ FINDINGS = {
     """, None),
     "number_as_first_operand_fmod": ("""
         t0 = torch.fmod(2, torch.tensor([1.5]))
-    """, "ops (grads): a Python number as fmod's input is accepted; PyTorch raises TypeError"),
+    """, None),
     "number_as_first_operand_atan2": ("""
         t0 = torch.atan2(2, torch.tensor([1.5]))
-    """, "ops (grads): a Python number as atan2's input is accepted; PyTorch raises TypeError"),
+    """, None),
     "ldexp_bool_exponent": ("""
         t0 = torch.ldexp(torch.tensor([0.5]), torch.tensor([True]))
-    """, "ops (grads): ldexp with a bool exponent is accepted; PyTorch raises NotImplementedError"),
+    """, None),
     "empty_median_warning": ("""
         t0 = torch.zeros(0, dtype=torch.int64)
         t1 = t0.median()
-    """, "ops (grads): median of an empty int64 tensor leaks NumPy's RuntimeWarning; PyTorch is silent"),
+    """, None),
     "missing_saved_output_check": ("""
         t0 = torch.tensor([1.0, 3.0, 2.0], requires_grad=True)
         t1 = t0.max()
@@ -92,8 +90,7 @@ FINDINGS = {
     "add_number_input_alpha": ("""
         t0 = torch.tensor([1.0, 2.0])
         t1 = torch.add(2, t0, alpha=3)
-    """, "ops (grads, _api): torch.add(2, t, alpha=3) is 2 + 3 * t in PyTorch ([5, 8]); tensorgrad gives "
-         "3 * 2 + t ([7, 8]), a silent wrong value"),
+    """, None),
     "setitem_error_precedence": ("""
         t0 = torch.tensor([1.0, 2.0], requires_grad=True)
         t0[torch.tensor([5])] = 0.5
@@ -101,8 +98,7 @@ FINDINGS = {
     "diff_n0_prepend": ("""
         t0 = torch.tensor([5.0, 3.0])
         t1 = torch.diff(t0, n=0, prepend=torch.tensor([1.0]))
-    """, "ops (grads): diff(n=0) with prepend/append returns the concatenation; PyTorch returns the input "
-         "(found by the OpInfo sweep)"),
+    """, None),
     "i0_gradient_at_zero": ("""
         t0 = torch.tensor([0.0, 1.0], requires_grad=True)
         t1 = torch.i0(t0)
@@ -113,18 +109,15 @@ FINDINGS = {
         t1 = torch.tensor([0.3, 0.6], requires_grad=True)
         t2 = torch.quantile(t0, t1)
         t2.sum().backward()
-    """, "ops (grads): quantile/nanquantile give no gradient to a q tensor that requires grad (t1.grad stays "
-         "None); PyTorch's is [3, 3] (found by the OpInfo sweep)"),
+    """, None),
     "unfold_empty_batch": ("""
         t0 = torch.zeros((0, 3, 4, 4))
         t1 = torch.nn.functional.unfold(t0, 2)
-    """, "nn.functional: unfold (also adaptive_avg_pool1d/3d, group_norm) of an empty batch raises Python's "
-         "ZeroDivisionError; PyTorch returns an empty result (found by the OpInfo sweep)"),
+    """, None),
     "adaptive_avg_pool1d_empty_batch": ("""
         t0 = torch.zeros((0, 3, 4))
         t1 = torch.nn.functional.adaptive_avg_pool1d(t0, 2)
-    """, "nn.functional: adaptive_avg_pool1d of an empty batch raises ZeroDivisionError (found by the OpInfo "
-         "sweep)"),
+    """, None),
     "grad_duplicate_inputs_alias": ("""
         t0 = torch.tensor([1.0, 2.0], requires_grad=True)
         t1 = t0 * 2
@@ -153,12 +146,11 @@ FINDINGS = {
         t0 = torch.tensor([[1.5, 2.0, 0.5], [1.0, 1.0, 1.0]])
         t1 = torch.tensor([[True, False], [True, True]])
         t2 = torch.bitwise_xor(t0, t1)
-    """, "ops (grads): a call wrong in dtype and in shape raises NotImplementedError (dtype); PyTorch raises "
-         "RuntimeError (shape) first"),
+    """, None),
     "empty_bool_median": ("""
         t0 = torch.zeros((0, 3), dtype=torch.bool)
         t1 = t0.median()
-    """, "ops (grads): median of an empty bool tensor raises NotImplementedError; PyTorch returns a value"),
+    """, None),
     "backward_inputs_nonleaf_keeps_collecting": ("""
         t0 = torch.tensor([1.0, 2.0], requires_grad=True)
         t1 = t0 * 2
@@ -170,8 +162,7 @@ FINDINGS = {
     "bool_true_division": ("""
         t0 = torch.tensor([False, True], dtype=torch.bool)
         t1 = torch.div(t0, False)
-    """, "ops (grads): False / False is 0 for bool tensors (int64 0 / 0 gives nan, as in PyTorch); PyTorch "
-         "gives nan"),
+    """, None),
     "double_backward_grad_fn": ("""
         t0 = torch.tensor([1.0, 2.0], requires_grad=True)
         t1 = t0.exp()

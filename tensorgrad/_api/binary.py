@@ -15,7 +15,7 @@ from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .elementwise import pow as _pow
 from .inplace import inplace_of
-from .operands import as_operand, result_type, _float_of
+from .operands import as_operand, result_type, _float_of, _nonzero_divisor, _shapes_first, _tensor_first
 from .surface import declare
 
 
@@ -34,10 +34,13 @@ def _need_tensor(fname, argname, value, position=2):
 @declare("fmod", method=True, inplace=True, out=True)
 def fmod(input, other):
     """The C remainder (the sign of the dividend); ``FmodBackward0`` for a number divisor."""
+    _tensor_first("fmod", input, other)
     other = as_operand(other)
     d = result_type(input, other)
     if d is _dtype.bool_:
+        _shapes_first(input, other)
         raise _not_implemented("fmod", d)
+    _nonzero_divisor(input, other, d)
     if isinstance(other, Tensor):
         return apply(E.fmod, (input, other), (d.np,))
     return apply(E.fmod_scalar, (input, other), (d.np,))
@@ -45,6 +48,7 @@ def fmod(input, other):
 
 def _nan_extreme(op, name):
     def extreme(input, other):
+        _need_tensor(name, "input", input, 1)
         _need_tensor(name, "other", other)
         return apply(op, (input, other), (result_type(input, other).np,))
     extreme.__name__ = name
@@ -64,9 +68,11 @@ declare("fmin", method=True, out=True)(fmin)
 def _float_binary(op, name, kernel=None):
     """A binary op that PyTorch computes only for floating results (integer pairs raise)."""
     def binary(input, other):
+        _need_tensor(name, "input", input, 1)
         _need_tensor(name, "other", other)
         d = result_type(input, other)
         if d.kind < _dtype.FLOAT:
+            _shapes_first(input, other)
             raise _not_implemented(kernel or name, d)
         return apply(op, (input, other), (d.np,))
     binary.__name__ = name
@@ -92,6 +98,9 @@ declare("nextafter", method=True, inplace=True, out=True)(nextafter)
 @declare("lerp", method=True, inplace=True, out=True)
 def lerp(input, end, weight):
     """``input + weight * (end - input)``; ``LerpBackward0`` for a number weight, ``1`` for a tensor."""
+    _tensor_first("lerp", input, end, weight, signatures=(
+        "(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)",
+        "(Tensor input, Tensor end, Number weight, *, Tensor out = None)"))
     _need_tensor("lerp", "end", end)
     d = input.dtype
     if end.dtype is not d:
@@ -108,6 +117,7 @@ def lerp(input, end, weight):
 @declare("copysign", method=True, inplace=True, out=True)
 def copysign(input, other):
     """``|input|`` with the sign of ``other``; the gradient is 0 where ``input`` is 0."""
+    _tensor_first("copysign", input, other)
     other = as_operand(other)
     d = _float_of(result_type(input, other))
     if isinstance(other, Tensor):
@@ -133,13 +143,18 @@ def float_power(input, exponent):
 @declare("ldexp", method=True, inplace=True, out=True)
 def ldexp(input, other):
     """``input * 2 ** other``."""
+    _need_tensor("ldexp", "input", input, 1)
     _need_tensor("ldexp", "other", other)
+    if other.dtype is _dtype.bool_ and input.dtype.kind == _dtype.FLOAT:
+        # PyTorch's kernel for a floating input takes integer exponents only
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     d = _float_of(result_type(input, other))
     return apply(E.ldexp, (input, other), (d.np,))
 
 
 @declare("heaviside", method=True, inplace=True, out=True)
 def heaviside(input, values):
+    _need_tensor("heaviside", "input", input, 1)
     _need_tensor("heaviside", "values", values)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
@@ -148,9 +163,11 @@ def heaviside(input, values):
 
 def _integer_binary(op, name):
     def binary(input, other):
+        _need_tensor(name, "input", input, 1)
         _need_tensor(name, "other", other)
         d = result_type(input, other)
         if d.kind != _dtype.INT:
+            _shapes_first(input, other)
             raise _not_implemented(name, d)
         return apply(op, (input, other), (d.np,))
     binary.__name__ = name
@@ -172,6 +189,7 @@ def _shift(op, name, kernel):
             a = _tensor_factory(a)
         d = result_type(a, b)
         if d.kind != _dtype.INT:
+            _shapes_first(a, b)
             raise _not_implemented(kernel, d)
         return apply(op, (a, b), (d.np,))
     shift.__name__ = name
@@ -214,6 +232,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 @declare("clamp_min", method=True, inplace=True, out=True)
 def clamp_min(input, min):
     """``max(input, min)``; the gradient passes where ``input >= min``."""
+    _tensor_first("clamp_min", input, min, argname="min")
     min = as_operand(min)
     d = result_type(input, min)
     if isinstance(min, Tensor):
@@ -226,6 +245,7 @@ def clamp_min(input, min):
 @declare("clamp_max", method=True, inplace=True, out=True)
 def clamp_max(input, max):
     """``min(input, max)``; the gradient passes where ``input <= max``."""
+    _tensor_first("clamp_max", input, max, argname="max")
     max = as_operand(max)
     d = result_type(input, max)
     if isinstance(max, Tensor):

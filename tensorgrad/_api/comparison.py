@@ -6,55 +6,69 @@ from .. import _dtype
 from .._ops import comparison as CMP
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
-from .operands import as_operand, result_type, _not_implemented, _tensor_input, _tensor_other
+from .operands import as_operand, result_type, _not_implemented, _shapes_first, _tensor_first, _tensor_input, _tensor_other
 from .surface import declare
 
 
 # ---------------------------------------------------------------- comparisons and logic
 
-def _compare(op):
+def _compare(op, name=None):
+    name = name or op.name
+
     def compare(input, other):
-        a, b = as_operand(input), as_operand(other)
-        if not isinstance(a, Tensor):
-            a = _tensor_factory(a)
-        return apply(op, (a, b), (result_type(a, b).np,))
-    compare.__name__ = op.name
+        _tensor_first(name, input, other)
+        return _compared(op, input, other)
+    compare.__name__ = name
     return compare
+
+
+def _compared(op, input, other):
+    a, b = as_operand(input), as_operand(other)
+    if not isinstance(a, Tensor):
+        a = _tensor_factory(a)
+    return apply(op, (a, b), (result_type(a, b).np,))
 
 
 eq = _compare(CMP.eq)
 declare("eq", method=True, inplace=True, out=True)(eq)
 
 
+# each alias is its own function only so that its TypeError names it, as PyTorch's parser does
 ne = _compare(CMP.ne)
-declare("ne", "not_equal", method=True, inplace=True, out=True)(ne)
+declare("ne", method=True, inplace=True, out=True)(ne)
+not_equal = _compare(CMP.ne, "not_equal")
+declare("not_equal", method=True, inplace=True, out=True)(not_equal)
 
 
 lt = _compare(CMP.lt)
-declare("less", "lt", method=True, inplace=True, out=True)(lt)
+declare("lt", method=True, inplace=True, out=True)(lt)
+less = _compare(CMP.lt, "less")
+declare("less", method=True, inplace=True, out=True)(less)
 
 
 le = _compare(CMP.le)
-declare("le", "less_equal", method=True, inplace=True, out=True)(le)
+declare("le", method=True, inplace=True, out=True)(le)
+less_equal = _compare(CMP.le, "less_equal")
+declare("less_equal", method=True, inplace=True, out=True)(less_equal)
 
 
 gt = _compare(CMP.gt)
-declare("greater", "gt", method=True, inplace=True, out=True)(gt)
+declare("gt", method=True, inplace=True, out=True)(gt)
+greater = _compare(CMP.gt, "greater")
+declare("greater", method=True, inplace=True, out=True)(greater)
 
 
 ge = _compare(CMP.ge)
-declare("ge", "greater_equal", method=True, inplace=True, out=True)(ge)
-
-
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+declare("ge", method=True, inplace=True, out=True)(ge)
+greater_equal = _compare(CMP.ge, "greater_equal")
+declare("greater_equal", method=True, inplace=True, out=True)(greater_equal)
 
 
 def _logical(op):
-    compare = _compare(op)
-
     def logical(input, other):
+        _tensor_input(op.name, input)
         _tensor_other(op.name, other)
-        return compare(input, other)
+        return _compared(op, input, other)
     logical.__name__ = op.name
     return logical
 
@@ -75,6 +89,7 @@ def _bitwise(op):
     def bitwise(input, other):
         d = result_type(input, other)
         if d.kind > _dtype.INT:
+            _shapes_first(input, other)
             raise _not_implemented(f"{op.name}_cpu", d)
         return apply(op, (input, other), (d.np,))
     bitwise.__name__ = op.name
@@ -109,6 +124,7 @@ def bitwise_not(input):
 
 @declare("isclose", method=True)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _tensor_input("isclose", input)
     _tensor_other("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")

@@ -11,10 +11,10 @@ from .._tensor import Tensor, apply, _wrap_dim
 from . import elementwise as M
 from . import shape as S
 from .comparison import logical_xor
-from .creation import tensor as _tensor_factory
+from .creation import empty_like
 from .inplace import inplace_of
 from .joining import cat
-from .operands import as_operand, _named, _need_tensor
+from .operands import _named, _need_tensor
 from .reduction import (_dim_of, _integrand, _is_real_number, _no_bool, _pair_sums, _sample_points, _sdiv, _slice,
     _smul, _spacing, _sum_dtype)
 from .surface import declare
@@ -75,19 +75,22 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    d = _dim_of(input, dim)
-    parts = []
-    for extra in (prepend, input, append):
+    for name, extra in (("prepend", prepend), ("append", append)):
         if extra is None:
             continue
-        extra = as_operand(extra)
         if not isinstance(extra, Tensor):
-            extra = _tensor_factory(extra, dtype=input.dtype)
-        if extra.ndim == 0:
-            shape = list(input.shape)
-            shape[d] = 1
-            extra = S.expand(extra, tuple(shape))
-        parts.append(extra)
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(extra).__name__}")
+        if extra.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:
+        # PyTorch returns a copy of the input (CopyBackwards, version 1); it checks dim only when joining
+        if prepend is not None or append is not None:
+            _dim_of(input, dim)
+        out = empty_like(input)
+        out.copy_(input)
+        return out
+    d = _dim_of(input, dim)
+    parts = [x for x in (prepend, input, append) if x is not None]
     x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         length = x.shape[d]

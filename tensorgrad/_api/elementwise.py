@@ -8,8 +8,8 @@ from .._ops import elementwise as E
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .indexing import nonzero
-from .operands import (as_operand, result_type, _binary, _float_of, _named, _not_implemented, _tensor_input,
-    _tensor_other)
+from .operands import (as_operand, result_type, _binary, _float_of, _named, _nonzero_divisor, _not_implemented,
+    _shapes_first, _tensor_first, _tensor_input, _tensor_other)
 from .surface import declare, out_with
 
 
@@ -19,28 +19,52 @@ _BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported
              "mask, use the `~` or `logical_not()` operator instead.")
 
 
+def _alpha_check(d, alpha):
+    """PyTorch's ``alpha_check``: the types of ``alpha`` that the result's dtype allows."""
+    if isinstance(alpha, bool) and d is not _dtype.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if d.kind < _dtype.FLOAT and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if d.kind < _dtype.COMPLEX and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
 @declare("add", method=True, inplace=True, out=True)
 def add(input, other, *, alpha=1):
+    """``input + alpha * other``; a Python number as ``input`` keeps its place (its slot in
+    ``next_functions`` comes first, and ``alpha`` scales ``other``)."""
     a, b = as_operand(input), as_operand(other)
-    if not isinstance(a, Tensor):
-        a, b = b, a
     d = result_type(a, b)
+    if type(alpha) is not int:
+        _alpha_check(d, alpha)
     return apply(E.add, (a, b, None if alpha == 1 else alpha), (d.np,))
 
 
-@declare("sub", "subtract", method=True, inplace=True, out=True)
-def sub(input, other, *, alpha=1):
-    a, b = as_operand(input), as_operand(other)
-    d = result_type(a, b)
+def _sub_check(a, b, d):
     if d is _dtype.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     if _dtype.bool_ in (getattr(a, "dtype", None), getattr(b, "dtype", None)) or isinstance(a, bool) or isinstance(
             b, bool):
         raise RuntimeError(_BOOL_SUB)
-    if not isinstance(a, Tensor):
-        return apply(E.rsub, (b, a, None if alpha == 1 else alpha), (d.np,))
+
+
+@declare("sub", "subtract", method=True, inplace=True, out=True)
+def sub(input, other, *, alpha=1):
+    a, b = as_operand(input), as_operand(other)
+    d = result_type(a, b)
+    _sub_check(a, b, d)
+    if type(alpha) is not int:
+        _alpha_check(d, alpha)
     return apply(E.sub, (a, b, None if alpha == 1 else alpha), (d.np,))
+
+
+def rsub_operator(self, other):
+    """``other - self`` (``Tensor.__rsub__``): PyTorch's ``rsub``, ``RsubBackward1``."""
+    other = as_operand(other)
+    d = result_type(self, other)
+    _sub_check(self, other, d)
+    return apply(E.rsub, (self, other, None), (d.np,))
 
 
 subtract = sub
@@ -48,15 +72,17 @@ subtract = sub
 
 @declare("rsub")
 def rsub(input, other, *, alpha=1):
+    _tensor_first("rsub", input, other, signatures=("(Tensor input, Tensor other, *, Number alpha = 1)",
+                                                    "(Tensor input, Number other, Number alpha = 1)"))
     d = result_type(input, other)
+    if type(alpha) is not int:
+        _alpha_check(d, alpha)
     return apply(E.rsub, (input, other, None if alpha == 1 else alpha), (d.np,))
 
 
 @declare("mul", "multiply", method=True, inplace=True, out=True)
 def mul(input, other):
     a, b = as_operand(input), as_operand(other)
-    if not isinstance(a, Tensor):
-        a, b = b, a
     return apply(E.mul, (a, b), (result_type(a, b).np,))
 
 
@@ -68,11 +94,7 @@ def div(input, other, *, rounding_mode=None):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     if rounding_mode is None:
-        d = _float_of(d)
-        if not isinstance(a, Tensor):
-            # PyTorch computes number / tensor as reciprocal(tensor) * number
-            return mul(reciprocal(b if b.dtype is d else b.to(d)), a)
-        return apply(E.div, (a, b), (d.np,))
+        return apply(E.div, (a, b), (_float_of(d).np,))
     if rounding_mode == "floor":
         op = E.div_floor
     elif rounding_mode == "trunc":
@@ -80,7 +102,9 @@ def div(input, other, *, rounding_mode=None):
     else:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
     if d is _dtype.bool_:
+        _shapes_first(a, b)
         raise _not_implemented(f"div_{rounding_mode}_cpu", d)
+    _nonzero_divisor(a, b, d)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a, dtype=d)
     return apply(op, (a, b), (d.np,))
@@ -90,12 +114,20 @@ divide = div
 true_divide = div
 
 
+def rtruediv_operator(self, other):
+    """``other / self`` (``Tensor.__rtruediv__``): PyTorch computes ``self.reciprocal() * other``."""
+    d = _float_of(result_type(self, as_operand(other)))
+    return mul(reciprocal(self if self.dtype is d else self.to(d)), other)
+
+
 @declare("floor_divide", method=True, inplace=True, out=True)
 def floor_divide(input, other):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     if d is _dtype.bool_:
+        _shapes_first(a, b)
         raise _not_implemented("div_floor_cpu", d)
+    _nonzero_divisor(a, b, d)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a, dtype=d)
     return apply(E.floor_divide, (a, b), (d.np,))
@@ -108,7 +140,9 @@ def remainder(input, other):
         a = _tensor_factory(a)
     d = result_type(a, b)
     if d is _dtype.bool_:
+        _shapes_first(a, b)
         raise _not_implemented("remainder_cpu", d)
+    _nonzero_divisor(a, b, d)
     if not isinstance(b, Tensor):
         # a Python number is configuration, not an input: RemainderBackward0 with one slot
         return apply(E.remainder_scalar, (a, b), (d.np,))
@@ -133,25 +167,34 @@ def pow(input, exponent):
 
 @declare("maximum", method=True, inplace=True, out=True)
 def maximum(input, other):
+    _tensor_input("maximum", input)
     _tensor_other("maximum", other)
     return _binary(CL.maximum, input, other)
 
 
 @declare("minimum", method=True, inplace=True, out=True)
 def minimum(input, other):
+    _tensor_input("minimum", input)
     _tensor_other("minimum", other)
     return _binary(CL.minimum, input, other)
 
 
-@declare("arctan2", "atan2", method=True, inplace=True, out=True)
-def atan2(input, other):
-    _tensor_other("atan2", other)
-    a, b = as_operand(input), as_operand(other)
-    d = _float_of(result_type(a, b))
-    return apply(E.atan2, (a, b), (d.np,))
+def _atan2(name):
+    def atan2(input, other):
+        _tensor_input(name, input)
+        _tensor_other(name, other)
+        a, b = as_operand(input), as_operand(other)
+        d = _float_of(result_type(a, b))
+        return apply(E.atan2, (a, b), (d.np,))
+    atan2.__name__ = name
+    return atan2
 
 
-arctan2 = atan2
+# two functions only so that each one's TypeError names it
+atan2 = _atan2("atan2")
+declare("atan2", method=True, inplace=True, out=True)(atan2)
+arctan2 = _atan2("arctan2")
+declare("arctan2", method=True, inplace=True, out=True)(arctan2)
 
 
 # ---------------------------------------------------------------- unary

@@ -217,12 +217,19 @@ def _vector_index(name, index, message=None):
 def index_select(input, dim, index):
     """The slices of ``input`` at ``index`` (a vector) along ``dim``; ``IndexSelectBackward0``."""
     _vector_index("index_select", index)
+    if input.ndim == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     arr = _host(index)
     if arr is not None and arr.size and (arr.min() < 0 or arr.max() >= size):
         bad = arr[(arr < 0) | (arr >= size)].flat[0]
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+        # PyTorch's CPU kernel has three paths, each with its own error
+        if input.ndim > 1 and input.numel() == 0 and size == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if input.ndim > 1 and (d == 1 or input.numel() == 0):
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+        raise IndexError("index out of range in self")
     return apply(IX.index_select, (input, _as_i64(index)._data), (d,))
 
 

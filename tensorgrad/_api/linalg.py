@@ -102,9 +102,28 @@ def inv(A):
     _matrices("linalg.inv", A)
     result = apply(LD.inv, (A,))
     if not _all_finite(result):
-        raise LinAlgError("linalg.inv: A diagonal element of its LU factor is zero, the inversion could not be "
-                          "completed because the input matrix is singular.")
+        where = _singular_pivot(A)
+        if where is not None:
+            batch, i = where
+            prefix = "" if batch is None else f"(Batch element {batch}): "
+            raise LinAlgError(f"linalg.inv: {prefix}The diagonal element {i} is zero, the inversion could not be "
+                              "completed because the input matrix is singular.")
     return result
+
+
+def _singular_pivot(A):
+    """PyTorch's report of a singular matrix (from LAPACK's getrf, as PyTorch computes it): the
+    first batch element whose LU factor has a zero on its diagonal, and that element's 1-based
+    position; None when every LU factor is nonsingular (the inverse only overflowed)."""
+    from scipy.linalg import lapack
+    a = np.asarray(A._data)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    getrf = lapack.get_lapack_funcs("getrf", (flat,))
+    for b, m in enumerate(flat):
+        info = getrf(m)[-1]
+        if info > 0:
+            return (b if a.ndim > 2 else None), int(info)
+    return None
 
 
 @declare("det", method=True)

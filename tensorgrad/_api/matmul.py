@@ -11,7 +11,7 @@ from .._ops import products as L
 from .._ops import shape as SH
 from .._tensor import apply, _C_TYPE
 from . import strides as _strides
-from .operands import _not_implemented
+from .operands import _need_tensor, _not_implemented, _tensor_input
 from .surface import declare
 
 
@@ -22,6 +22,7 @@ def _same_dtype(name, a, b, what="vectors"):
 
 @declare("dot", "inner", method=True, out=True)
 def dot(input, other):
+    _tensor_input("dot", input)
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     _same_dtype("dot", input, other)
@@ -78,6 +79,9 @@ def mm(input, mat2):
 def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+    if mat2.shape[0] != input.shape[0] or mat2.shape[1] != input.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     _check_mm(input, mat2, "bmm")
     return apply(L.bmm, (input, mat2))
 
@@ -219,6 +223,11 @@ def _prod(shape):
 
 @declare("ger", "outer", method=True, out=True)
 def outer(input, vec2):
+    _need_tensor("outer", "input", input, 1)
+    _need_tensor("outer", "vec2", vec2, 2)
+    for what, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {what}, but got {t.ndim}-D")
     # PyTorch multiplies a column view of input by vec2: MulBackward0 over (ViewBackward0, ...)
     return apply(L.outer, (input.reshape(-1, 1), vec2))
 
@@ -226,7 +235,32 @@ def outer(input, vec2):
 ger = outer
 
 
+def check_bias_expands(bias, rows, out_features):
+    """PyTorch's error where addmm's ``input`` does not expand to ``(rows, out_features)``."""
+    shape = tuple(bias.shape)
+    target = (rows, out_features)
+    if len(shape) > 2:
+        raise RuntimeError(
+            f"expand(torch.{bias.dtype.legacy}{{{list(shape)}}}, size={list(target)}): the number of sizes provided "
+            f"(2) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    for i in range(1, len(shape) + 1):
+        have, want = shape[-i], target[-i]
+        if have != want and have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton "
+                f"dimension {2 - i}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+
+
 @declare("addmm", method=True, inplace=True, out=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    # PyTorch's ADDMM_META order: the dtypes against mat2's, the ranks, then the shapes
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.c_name} and "
+                               f"{mat2.dtype.c_name}")
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     _check_mm(mat1, mat2, "mm")
+    check_bias_expands(input, mat1.shape[0], mat2.shape[1])
     return apply(L.addmm, (input, mat1, mat2), (beta, alpha))

@@ -87,9 +87,13 @@ _BINARY = {
     "add": M.add, "sub": M.sub, "mul": M.mul, "truediv": M.div, "floordiv": M.floor_divide,
     "mod": M.remainder, "pow": M.pow, "matmul": matmul,
 }
+# PyTorch's reflected operators: ``__radd__``/``__rmul__`` are ``self.add(other)``/``self.mul(other)``
+# (the tensor's slot first), ``__rsub__`` is ``rsub``, ``__rtruediv__`` is ``self.reciprocal() * other``
+_REFLECTED = {"add": M.add, "mul": M.mul, "sub": M.rsub_operator, "truediv": M.rtruediv_operator,
+              "matmul": _rmatmul}
 for _name, _fn in _BINARY.items():
     declare(method=(f"__{_name}__",))(_operator(_fn, f"__{_name}__"))
-    declare(method=(f"__r{_name}__",))(_operator(_rmatmul if _name == "matmul" else _reflected(_fn), f"__r{_name}__"))
+    declare(method=(f"__r{_name}__",))(_operator(_REFLECTED.get(_name) or _reflected(_fn), f"__r{_name}__"))
 for _name, _fn in {"and": CMP.bitwise_and, "or": CMP.bitwise_or, "xor": CMP.bitwise_xor}.items():
     declare(method=(f"__{_name}__", f"__r{_name}__"))(_fn)
 for _name, _fn in {"eq": CMP.eq, "ne": CMP.ne, "lt": CMP.lt, "le": CMP.le, "gt": CMP.gt, "ge": CMP.ge, "neg": M.neg,

@@ -5,6 +5,7 @@ argument checks and PyTorch's named-tuple return types.
 
 import collections
 
+import jax
 import numpy as np
 
 from .. import _dtype
@@ -72,6 +73,52 @@ def _binary(op, a, b, **cfg):
     return apply(op, (a, b), (d.np,) + tuple(cfg.values()))
 
 
+def _nonzero_divisor(a, b, d):
+    """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division (``//``, ``%``, ``fmod``,
+    ``div(rounding_mode=)``) with a zero among the divisors that reach a result element. A tensor
+    divisor is read on the host; inside a traced program (compile, func, jax.jit) its values are
+    unknown and the check is skipped (the result is then XLA's)."""
+    if d.kind > _dtype.INT:
+        return
+    shape_a = a._data.shape if isinstance(a, Tensor) else ()
+    if isinstance(b, Tensor):
+        arr = b._data
+        if isinstance(arr, jax.core.Tracer):
+            return
+        try:
+            if 0 in np.broadcast_shapes(shape_a, arr.shape):
+                return
+        except ValueError:
+            return              # the op raises PyTorch's broadcasting error
+        zero = not np.asarray(arr).all()
+    else:
+        if 0 in shape_a:
+            return
+        zero = b == 0
+    if zero:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _shapes_first(*operands):
+    """PyTorch's broadcasting error, where the operands' shapes do not broadcast: its
+    TensorIterator checks shapes before the kernel refuses a dtype, so a dtype error calls this
+    first."""
+    shapes = [tuple(x._data.shape) for x in operands if isinstance(x, Tensor)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        acc = shapes[0]
+        for other in shapes[1:]:
+            ndim = max(len(acc), len(other))
+            a = (1,) * (ndim - len(acc)) + acc
+            b = (1,) * (ndim - len(other)) + other
+            for i in reversed(range(ndim)):
+                if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                    raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                                       f"non-singleton dimension {i}") from None
+            acc = tuple(max(x, y) for x, y in zip(a, b))
+
+
 def _float_of(d):
     return d if d.kind >= _dtype.FLOAT else _dtype.get_default_dtype()
 
@@ -85,6 +132,19 @@ def _tensor_input(name, input):
     """PyTorch's TypeError for a non-Tensor ``input`` (``torch.exp(1.5)``)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _tensor_first(name, input, *rest, signatures=None, argname="other"):
+    """PyTorch's TypeError for a non-Tensor ``input`` of a function with a Tensor and a Number
+    overload of its second argument (``torch.fmod(2, t)``): no overload matches."""
+    if isinstance(input, Tensor):
+        return
+    got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in (input,) + rest)
+    if signatures is None:
+        signatures = (f"(Tensor input, Tensor {argname}, *, Tensor out = None)",
+                      f"(Tensor input, Number {argname}, *, Tensor out = None)")
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    + "".join(f" * {s}\n" for s in signatures))
 
 
 def _tensor_other(name, other):

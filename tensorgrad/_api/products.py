@@ -18,6 +18,7 @@ from .._tensor import Tensor, apply, _wrap_dim
 from . import shape as S
 from .conversion import clone
 from .matmul import mm
+from .operands import _tensor_input
 from .reduction import sum as _sum
 from .surface import declare
 
@@ -74,6 +75,7 @@ def linalg_cross(input, other, *, dim=-1):
 @declare("cross", method=True, out=True)
 def cross(input, other, dim=None):
     """``torch.cross``: without ``dim``, the first dim of size 3 (deprecated by PyTorch)."""
+    _tensor_input("cross", input)
     if dim is None:
         warnings.warn(
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly "
@@ -288,6 +290,7 @@ def tensordot(a, b, dims=2):
 @declare("kron", method=True, out=True)
 def kron(input, other):
     """The Kronecker product (``UnsafeViewBackward0`` over ``MulBackward0``, as PyTorch)."""
+    _tensor_input("kron", input)
     nd = builtins.max(input.ndim, other.ndim)
     a_dims = (1,) * (nd - input.ndim) + tuple(input.shape)
     b_dims = (1,) * (nd - other.ndim) + tuple(other.shape)

@@ -150,10 +150,52 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+def _host_values(t):
+    """``t``'s values on the host for a value check, or None inside a traced program (no check)."""
+    return None if isinstance(t._data, jax.core.Tracer) else np.asarray(t._data)
+
+
+def _check_std(std):
+    """PyTorch's check of normal's ``std``: a number, or every element of a tensor, is >= 0."""
+    if isinstance(std, Tensor):
+        values = _host_values(std)
+        if values is not None and values.size and not (values >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+
+
+def _check_probabilities(input, num_samples, replacement):
+    """multinomial's argument checks and its checks of the probabilities, in PyTorch's order."""
+    if not 1 <= input.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if input.dtype.kind != _dtype.FLOAT:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype.c_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    p = _host_values(input)
+    if p is None or not p.size:
+        return
+    p = p.astype(np.float64)
+    if not replacement or num_samples == 1:
+        if not ((p.max() < np.inf) & (p.min() >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    else:
+        if not (p >= 0).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if not np.isfinite(p).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    if (p.sum(-1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
 @declare("normal", out=True, factory=True)
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise tensor mean/std."""
+    _check_std(std)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         shape = jnp.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
         ref = mean if isinstance(mean, Tensor) else std
@@ -174,6 +216,7 @@ def bernoulli(input, p=None, *, generator=None):
 
 @declare("multinomial", method=True, out=True)
 def multinomial(input, num_samples, replacement=False, *, generator=None):
+    _check_probabilities(input, num_samples, replacement)
     probs = input._data
     logits = jnp.log(probs)
     if replacement:
@@ -212,6 +255,7 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
 
 @declare(method=("normal_",))
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    _check_std(std)
     return _random_fill(self, mean + std * jax.random.normal(_key(generator), self._data.shape, jnp.float64),
                         "NormalBackward0")
 

@@ -136,6 +136,7 @@ def _extreme(op_all, op_dim, binary, name):
                     "reduction dim with the 'dim' argument.")
             return apply(op_all, (input,))
         dim = _wrap_dim(dim, input.ndim)
+        _nonempty_dim(name, input, dim)
         values, indices = apply(op_dim, (input,), (dim, keepdim))
         return _named(name)(values, indices)
     extreme.__name__ = name
@@ -150,16 +151,27 @@ min = _extreme(R.min_all, R.min_dim, minimum, "min")
 declare("min", method=True, out=True)(min)
 
 
+def _amax_dims(name, input, dim):
+    """amax/amin's reduced dims (None: all), with PyTorch's errors for an empty one (named as given)."""
+    dims = _dims(dim, input.ndim) if dim != () else None
+    if input.numel() == 0:
+        if dims is None:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                               "the reduction dim with the 'dim' argument.")
+        for given, d in zip(dim if isinstance(dim, (tuple, list)) else (dim,), dims):
+            if input.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
+    return dims
+
+
 @declare("amax", method=True, out=True)
 def amax(input, dim=(), keepdim=False):
-    dims = _dims(dim, input.ndim) if dim != () else None
-    return apply(R.amax, (input,), (dims, keepdim))
+    return apply(R.amax, (input,), (_amax_dims("amax", input, dim), keepdim))
 
 
 @declare("amin", method=True, out=True)
 def amin(input, dim=(), keepdim=False):
-    dims = _dims(dim, input.ndim) if dim != () else None
-    return apply(R.amin, (input,), (dims, keepdim))
+    return apply(R.amin, (input,), (_amax_dims("amin", input, dim), keepdim))
 
 
 def _check_arg_extreme(name, input, dim):
@@ -172,13 +184,19 @@ def _check_arg_extreme(name, input, dim):
 @declare("argmax", method=True, out=True)
 def argmax(input, dim=None, keepdim=False):
     _check_arg_extreme("argmax", input, dim)
-    return apply(R.argmax, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
+    dim = None if dim is None else _wrap_dim(dim, input.ndim)
+    if dim is not None:
+        _nonempty_dim("argmax", input, dim)
+    return apply(R.argmax, (input,), (dim, keepdim))
 
 
 @declare("argmin", method=True, out=True)
 def argmin(input, dim=None, keepdim=False):
     _check_arg_extreme("argmin", input, dim)
-    return apply(R.argmin, (input,), (None if dim is None else _wrap_dim(dim, input.ndim), keepdim))
+    dim = None if dim is None else _wrap_dim(dim, input.ndim)
+    if dim is not None:
+        _nonempty_dim("argmin", input, dim)
+    return apply(R.argmin, (input,), (dim, keepdim))
 
 
 @declare("all", method=True, out=True)
@@ -324,7 +342,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (None, False)))
     d = _dim_of(input, dim)
     if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     return _named("aminmax", ("min", "max"))(*apply(R.aminmax, (input,), (d if input.ndim else None, keepdim)))
 
 
@@ -333,6 +351,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 @declare("dist", method=True)
 def dist(input, other, p=2):
     """``||input - other||_p`` (broadcasting), one node ``DistBackward0``."""
+    _need_tensor("dist", "input", input, 1)
     _need_tensor("dist", "other", other, 2)
     if input.dtype is _dtype.bool_ and other.dtype is _dtype.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "

@@ -96,8 +96,18 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     dim = _wrap_dim(dim, input.ndim)
     shape = tuple(input.shape)
-    sizes = _infer_shape(tuple(sizes), shape[dim])
-    return view(input, shape[:dim] + sizes + shape[dim + 1:])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        inferred = _infer_shape(sizes, shape[dim])
+    except RuntimeError as e:
+        # PyTorch's handle_unflatten_exception
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                               f"({shape[dim]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    return view(input, shape[:dim] + inferred + shape[dim + 1:])
 
 
 @declare("squeeze", method=True)
@@ -253,7 +263,13 @@ def ravel(input):
 @declare("flip", method=True)
 def flip(input, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return apply(S.flip, (input,), (tuple(_wrap_dim(d, input.ndim) for d in dims),))
+    wrapped = []
+    for d in dims:
+        d = _wrap_dim(d, input.ndim)
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
+    return apply(S.flip, (input,), (tuple(wrapped),))
 
 
 @declare(method=("repeat",))

@@ -12,12 +12,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._autograd.grad_mode import STATE
 from .._ops import sorting as SC
 from .._ops import shape as SH
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from . import shape as S
 from .binary import lerp
+from .comparison import isnan, logical_not
 from .creation import tensor as _tensor_factory
+from .elementwise import where
 from .indexing import gather, _host, _host_sized
 from .operands import result_type, _named, _need_tensor
 from .reduction import _dim_of, _nonempty_dim
@@ -65,16 +68,22 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _named("topk")(*apply(SC.topk, (input,), (int(k), d, bool(largest))))
 
 
+# PyTorch's median of no entries: NaN, cast to the dtype by C++ (x86's result for the integers)
+_EMPTY_MEDIAN = {"bool": True, "uint8": 0, "int8": 0, "int16": 0, "int32": -2 ** 31, "int64": -2 ** 63}
+
+
 def _median(op_all, op_dim, name):
     def median(input, dim=None, keepdim=False):
-        if input.dtype is _dtype.bool_:
-            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         if dim is None:
             if input.numel() == 0:
-                return _wrap(np.full((), np.nan, input.dtype.np))
+                return _wrap(np.full((), _EMPTY_MEDIAN.get(input.dtype.name, np.nan), input.dtype.np))
+            if input.dtype is _dtype.bool_:
+                raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
             return apply(op_all, (input,))
+        if input.dtype is _dtype.bool_:
+            raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
         d = _dim_of(input, dim)
-        _nonempty_dim(name, input, d)
+        _nonempty_dim("median", input, d)     # PyTorch's nanmedian says median() too
         return _named(name)(*apply(op_dim, (input,), (d, keepdim)))
     median.__name__ = name
     return median
@@ -147,6 +156,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     s = S.view(s, reduced + (s.shape[-1],))
     # (lower, upper, weight), each of shape reduced + (len(q),)
     lower, upper, weight = apply(SC.quantile_ranks, (s.detach(), qt.detach()), (interpolation, ignore_nan))
+    if interpolation == "linear" and qt.requires_grad and STATE.grad:
+        weight = weight + _rank_tangent(s.detach(), qt, ignore_nan)
     out = gather(s, -1, lower)
     if interpolation in ("linear", "midpoint"):
         out = lerp(out, gather(s, -1, upper), weight)
@@ -155,6 +166,22 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     out = apply(SH.unsqueeze_copy, (out,), (0,))
     out = apply(SH.transpose_copy, (out,), (0, out.ndim - 1))
     return apply(SH.squeeze_copy, (out,), (out.ndim - 1,))
+
+
+def _rank_tangent(s, q, ignore_nan):
+    """Zero, with the derivative in ``q`` of PyTorch's linear weight ``ranks - ranks_below``:
+    ``ranks`` is ``q * (n - 1)`` (n the non-NaN entries for nanquantile), masked where PyTorch
+    fills a constant rank (a slice with a NaN for quantile, a negative rank for nanquantile), so
+    that those slices give exactly 0 (not NaN) to ``q``'s gradient."""
+    nan = isnan(s)
+    if ignore_nan:
+        scale = (logical_not(nan).sum(-1, keepdim=True) - 1).to(s.dtype)
+        fixed = q.detach() * scale < 0
+    else:
+        scale = float(s.shape[-1] - 1)
+        fixed = nan.any(-1, keepdim=True)
+    ranks = where(fixed, 0.0, q * scale)
+    return ranks - ranks.detach()
 
 
 @declare("quantile", method=True, out=True)
@@ -246,6 +273,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest entry along ``dim`` and its index (named tuple ``kthvalue``)."""
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dtype is _dtype.bool_:

@@ -7,7 +7,7 @@ from .. import _dtype
 from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .elementwise import _floating, _unary_float
-from .operands import as_operand, result_type, _float_of
+from .operands import as_operand, result_type, _float_of, _tensor_input
 from .surface import declare
 
 
@@ -70,6 +70,7 @@ def _polygamma_method(self, n):
 @declare("special.multigammaln", out=True)
 def mvlgamma(input, p):
     """The multivariate log-gamma function of dimension ``p``."""
+    _tensor_input("mvlgamma", input)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if input.dtype is _dtype.bool_:

@@ -19,6 +19,10 @@ from .registry import op, with_tangent
 
 
 def _c(x, dtype):
+    if getattr(x, "dtype", None) == jnp.bool_ and dtype != jnp.bool_:
+        # through uint8: XLA rewrites convert(bool) * y (and / y) as a select, which loses y's NaN
+        # and infinity (False * nan, False / False must be nan as in PyTorch)
+        x = jnp.asarray(x, jnp.uint8)
     return jnp.asarray(x, dtype)
 
 
@@ -370,13 +374,21 @@ floor = _unary("floor", jnp.floor, saves="none")
 ceil = _unary("ceil", jnp.ceil, saves="none")
 trunc = _unary("trunc", jnp.trunc, saves="none")
 frac = _unary("frac", lambda x: x - jnp.trunc(x), saves="none")
-sign = _unary("sign", lambda x: x if x.dtype == bool else jnp.sign(x), saves="none")
+def _sign(x):
+    """PyTorch's ``(0 < x) - (x < 0)``: 0 for NaN and for -0.0 (``jnp.sign`` gives NaN and -0.0);
+    complex ``x`` is ``x / |x|``."""
+    if x.dtype == bool or jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return x if x.dtype == bool else jnp.sign(x)
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+sign = _unary("sign", _sign, saves="none")
 square = _unary("square", jnp.square, grad_fn="PowBackward0")
 deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(jnp.pi / 180, x.dtype), saves="none",
                  grad_fn="Deg2RadBackward0")
 rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / jnp.pi, x.dtype), saves="none",
                  grad_fn="Rad2DegBackward0")
-sgn = _unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x), saves={"x": "any", "out": "any"})
+sgn = _unary("sgn", _sign, saves={"x": "any", "out": "any"})
 
 
 @op("round", saves="none")

@@ -165,7 +165,7 @@ def _along(dim, index):
 @op("index_select", grad_fn="IndexSelectBackward0", no_slot=(1,), saves={"index": "any"})
 def index_select(x, index, *, dim):
     if x.ndim == 0:
-        return x[index.reshape(-1)].reshape(index.shape)
+        return x + jnp.zeros((), x.dtype)   # its one index is 0 (checked by the caller): the scalar itself
     return jnp.take(x, index.reshape(-1), axis=dim)
 
 

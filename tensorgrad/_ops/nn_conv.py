@@ -171,7 +171,9 @@ def _adaptive_gather(x, out):
         y = jnp.take(y, jnp.asarray(idx), axis=lead + 2 * axis)
     order = list(range(lead)) + [lead + 2 * i for i in range(nd)] + [lead + 2 * i + 1 for i in range(nd)]
     y = jnp.transpose(y, order)
-    y = y.reshape(y.shape[:lead + nd] + (-1,))
+    # the bin sizes spelled out: -1 cannot be inferred when a leading axis is empty (a batch of 0)
+    width = int(np.prod([idx.shape[1] for idx, _ in bins], dtype=np.int64))
+    y = y.reshape(y.shape[:lead + nd] + (width,))
     positions = _outer_grid([idx for idx, _ in bins], lambda axis, acc, a: acc * spatial[axis] + a)
     mask = _outer_grid([m for _, m in bins], lambda axis, acc, a: acc & a)
     return y, positions.reshape(tuple(out) + (-1,)), mask.reshape(tuple(out) + (-1,))
@@ -203,7 +205,7 @@ def _im2col(x, kernel, dilation, padding, stride, out):
     c = x.shape[lead]
     order = tuple(range(lead)) + (lead, lead + 3, lead + 1, lead + 2)
     cols = jnp.transpose(windows, order)  # (N, C, K, oh, ow)
-    return cols.reshape(x.shape[:lead] + (c * windows.shape[-1], -1))
+    return cols.reshape(x.shape[:lead] + (c * windows.shape[-1], int(np.prod(windows.shape[lead + 1:-1]))))
 
 
 @op("im2col", grad_fn="Im2ColBackward0", saves="none")

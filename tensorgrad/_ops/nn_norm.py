@@ -1,5 +1,7 @@
 """Neural-network normalization: batch, layer and group norm as single ops."""
 
+import math
+
 import jax.numpy as jnp
 from jax import lax
 
@@ -63,7 +65,7 @@ def native_layer_norm(x, weight, bias, *, ndims, eps):
     grad_reads={"x": ("x", "weight"), "weight": ("x", "weight")})
 def native_group_norm(x, weight, bias, *, groups, eps):
     n, c = x.shape[:2]
-    g = x.reshape((n, groups, -1))
+    g = x.reshape((n, groups, (c // groups) * math.prod(x.shape[2:])))  # no -1: n may be 0
     mean, var = _moments(g, (2,))
     y = ((g - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
     return _affine(y, weight, bias, (1, c) + (1,) * (x.ndim - 2))

@@ -404,11 +404,8 @@ def _adaptive(kind, input, output_size, nd, return_indices=False):
         shown = ", ".join(str(o) for o in out)
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
                            f"{{{shown}}}")
-    for i in range(input.ndim - nd, input.ndim):
-        if input.shape[i] == 0:
-            raise RuntimeError(
-                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
-                f"{list(input.shape)} with dimension {i} being empty")
+    # adaptive_avg_pool2d checks the spatial dims; the others every dim after the first
+    _nonempty_after(name, input, input.ndim - nd if (kind, nd) == ("avg", 2) else 1)
     if kind == "avg" and all(o == 1 for o in out):
         # PyTorch takes a mean for a 1 x 1 output (MeanBackward1)
         return RED.mean(input, tuple(range(-nd, 0)), keepdim=True)
@@ -418,6 +415,14 @@ def _adaptive(kind, input, output_size, nd, return_indices=False):
     if kind == "max":
         return result if return_indices else result[0]
     return result
+
+
+def _nonempty_after(name, input, first):
+    for i in range(first, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {i} being empty")
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -454,6 +459,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     _check_1d(input, "adaptive_max_pool1d")
+    _nonempty_after("adaptive_max_pool1d", input, 1)
     size = _size1(output_size, "adaptive_max_pool1d")
     values, indices = adaptive_max_pool2d(S.unsqueeze(input, -2), (1, size), True)
     values = S.squeeze(values, -2)

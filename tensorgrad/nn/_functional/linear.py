@@ -23,19 +23,7 @@ from ..._api import matmul as MM
 
 # ---------------------------------------------------------------- linear
 
-def _check_bias_expands(bias, rows, out_features):
-    shape = tuple(bias.shape)
-    target = (rows, out_features)
-    if len(shape) > 2:
-        raise RuntimeError(
-            f"expand(torch.{bias.dtype.legacy}{{{list(shape)}}}, size={list(target)}): the number of sizes provided "
-            f"(2) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
-    for i in range(1, len(shape) + 1):
-        have, want = shape[-i], target[-i]
-        if have != want and have != 1:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton "
-                f"dimension {2 - i}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+_check_bias_expands = MM.check_bias_expands
 
 
 def linear(input, weight, bias=None):

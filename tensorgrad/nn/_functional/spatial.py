@@ -233,6 +233,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
             f"{list(input.shape)}")
+    if any(s == 0 for s in input.shape[input.ndim - 3:]):
+        # PyTorch's im2col_shape_check: only a 4-D input's batch may be empty
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     kernel, dilation, padding, stride = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
     spatial = tuple(input.shape[-2:])
     out = _blocks(spatial, kernel, dilation, padding, stride)
