@@ -241,6 +241,12 @@ def test_grad_errors_without_torch():
     x = tg.tensor([1., 2.], requires_grad=True)
     with pytest.raises(RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a grad_fn$"):
         tg.autograd.grad(tg.ones(2).sum(), x)
+    with tg.no_grad():
+        view = x[:1]        # requires grad (as its base) but no gradient reaches it, as in PyTorch
+    assert view.requires_grad and view.grad_fn is None
+    for differentiate in (lambda: tg.autograd.grad(view, [x], tg.ones(1)), lambda: view.backward(tg.ones(1))):
+        with pytest.raises(RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a "):
+            differentiate()
     with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of torch.Size\(\[3\]\) "
                                            r"and output\[0\] has a shape of torch.Size\(\[2\]\).$"):
         tg.autograd.grad(x * 2, x, grad_outputs=tg.ones(3))

@@ -46,8 +46,7 @@ FINDINGS = {
         t2 = t0 * 3
         t1.retain_grad()
         t3, = torch.autograd.grad(t1, [t2], torch.tensor([1.0, 1.0]), allow_unused=True)
-    """, "autograd engine: when no input is reached, autograd.grad returns without running the pass, so the "
-         "output's retain_grad never fires; PyTorch fills t1.grad with the grad_outputs"),
+    """, None),
     "sign_of_nan": ("""
         t0 = torch.tensor([float('nan'), 1.0, -2.0, 0.0])
         t1 = torch.sign(t0)
@@ -123,15 +122,13 @@ FINDINGS = {
         t1 = t0 * 2
         t2, t3 = torch.autograd.grad(t1, [t0, t0], torch.tensor([1.0, 1.0]))
         t3 *= 0.5
-    """, "autograd: autograd.grad(y, [x, x]) returns two tensors; PyTorch returns the same tensor twice, so the "
-         "write to t3 also halves t2 and bumps its version (the fuzzer met it as x and x.to(x.dtype))"),
+    """, None),
     "grad_frees_unexecuted_graph": ("""
         t0 = torch.tensor(1.5, requires_grad=True)
         t1 = t0.exp()
         t2, = torch.autograd.grad(t1, [t1], torch.tensor(1.0))
         t1.backward()
-    """, "autograd engine: autograd.grad(t1, [t1]) runs no node but frees t1's graph, so the backward raises "
-         "'backward through the graph a second time'; PyTorch frees only what it ran"),
+    """, None),
     "inplace_dtype_cast_grad_fn": ("""
         t0 = torch.tensor([1.0, 2.0])
         t1 = torch.tensor([1.0, 0.5], dtype=torch.float64, requires_grad=True)
@@ -157,8 +154,7 @@ FINDINGS = {
         t1.sum().backward(inputs=[t1])
         t2 = t1 * 3
         t3, = torch.autograd.grad(t1, [t2], torch.tensor([1.0, 1.0]), allow_unused=True)
-    """, "autograd: after backward(inputs=[t1]) PyTorch keeps adding later gradients into t1.grad (here [2, 2]); "
-         "tensorgrad leaves [1, 1] (PyTorch's behaviour is a quirk; low priority)"),
+    """, None),
     "bool_true_division": ("""
         t0 = torch.tensor([False, True], dtype=torch.bool)
         t1 = torch.div(t0, False)

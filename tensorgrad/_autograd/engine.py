@@ -211,15 +211,25 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
             _, node = heapq.heappop(ready)
             grads = buffers.pop(node, None)
             grad_inputs = None
-            if grads is not None and (needed is None or node in needed):
-                try:
+            # as PyTorch's engine: a node runs if it leads to a captured edge (every node without a
+            # capture); one that does not keeps its saved tensors and is skipped, except a lone
+            # root, whose tensor hooks and retain_grad are still called
+            ran = needed is None or node in needed
+            try:
+                if grads is None:
+                    pass
+                elif ran:
                     grad_inputs = _process(node, grads, create_graph, gops, capture, captured,
                                            needed, accumulate)
-                except Exception:
-                    if STATE.anomaly:
-                        _report_anomaly(node)
-                    raise
-            if not retain_graph:
+                    if grad_inputs is _CAPTURED_ONLY:
+                        grad_inputs, ran = None, False
+                elif len(root_edges) == 1 and node is roots[0]:
+                    _tensor_hooks(node, grads, create_graph, gops)
+            except Exception:
+                if STATE.anomaly:
+                    _report_anomaly(node)
+                raise
+            if ran and not retain_graph:
                 node._release()
             for i, (child, nr) in enumerate(node._next):
                 if child is None:
@@ -241,8 +251,12 @@ def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
     return captured
 
 
-def _process(node, grads, create_graph, gops, capture, captured, needed, accumulate):
-    """Run one node: tensor hooks, retain_grad, capture, pre-hooks, the node, post-hooks."""
+# what ``_process`` returns for a node whose gradients were captured and that leads nowhere needed
+_CAPTURED_ONLY = object()
+
+
+def _tensor_hooks(node, grads, create_graph, gops):
+    """The hooks of the tensors whose gradients ``grads`` are: register_hook's, then retain_grad."""
     if node._tensor_pre:
         _call_tensor_hooks(node, grads, gops, create_graph)
     if node._retain:
@@ -250,6 +264,11 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
             t = ref()
             if t is not None and grads[nr] is not None:
                 accumulate_grad(t, grads[nr], create_graph, gops, retained=True)
+
+
+def _process(node, grads, create_graph, gops, capture, captured, needed, accumulate):
+    """Run one node: tensor hooks, retain_grad, capture, pre-hooks, the node, post-hooks."""
+    _tensor_hooks(node, grads, create_graph, gops)
     if capture is not None and not (accumulate and type(node) is AccumulateGrad):
         for nr in range(len(grads)):
             slot = capture.get((node, nr))
@@ -257,7 +276,7 @@ def _process(node, grads, create_graph, gops, capture, captured, needed, accumul
                 captured[slot] = grads[nr] if captured[slot] is None else (
                     gops.add(captured[slot], grads[nr]) if create_graph else _add(captured[slot], grads[nr]))
         if not any(c in needed for c, _ in node._next if c is not None):
-            return None
+            return _CAPTURED_ONLY
     if node._pre:
         grads = _run_pre_hooks(node, grads, gops, create_graph)
     if type(node) is AccumulateGrad:

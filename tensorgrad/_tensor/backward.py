@@ -236,7 +236,9 @@ def make_roots(tensors, grad_tensors, create_graph):
     edges = []
     grads = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
-        if not t.requires_grad:
+        # no edge: not requiring grad, or a view made in no_grad mode (it requires grad, as its
+        # base does, but no gradient reaches it; PyTorch's gradient_edge has no function either)
+        if not t.requires_grad or t._edge()[0] is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         if g is None:
             if t.numel() != 1:

@@ -102,6 +102,8 @@ def _captured_grads(outputs, inputs, grad_outputs, retain_graph, create_graph):
 
 
 def _finish_grads(found, inputs, allow_unused, materialize_grads, create_graph):
+    # one Tensor per captured gradient: autograd.grad(y, [x, x]) gives one tensor twice, as PyTorch
+    wrapped = {}
     result = []
     for i, (t, g) in enumerate(zip(inputs, found)):
         if g is None:
@@ -114,7 +116,11 @@ def _finish_grads(found, inputs, allow_unused, materialize_grads, create_graph):
                     "allow_unused=True if this is the desired behavior.")
             result.append(None)
         else:
-            result.append(g if create_graph else GRAPH_OPS.wrap(g))
+            if not create_graph:
+                if id(g) not in wrapped:
+                    wrapped[id(g)] = GRAPH_OPS.wrap(g)
+                g = wrapped[id(g)]
+            result.append(g)
     return tuple(result)
 
 

@@ -15,19 +15,10 @@ from dataclasses import dataclass
 
 KNOWN = {
     # found by this fuzzer
-    "grad_unreached_output_retain_grad": "autograd.grad whose inputs the outputs do not reach skips the outputs' "
-                                         "retain_grad (PyTorch fills their .grad); likewise a non-leaf once passed "
-                                         "as backward(inputs=[...]) keeps collecting .grad in PyTorch",
     "double_backward_grad_fn": "a create_graph gradient's grad_fn is named <Op>Backward0Backward where PyTorch "
                                "names the last op of the derivative formula (MulBackward0, ...)",
-    "grad_duplicate_inputs_alias": "autograd.grad(y, [x, x]) returns two tensors; PyTorch returns one tensor twice "
-                                   "(a write to one shows in the other, version included)",
-    "grad_frees_unexecuted_graph": "autograd.grad without retain_graph frees nodes it did not run, so a later "
-                                   "backward through them raises",
     "empty_create_graph_requires_grad": "backward(create_graph=True) through an empty tensor: its .grad requires "
                                         "grad, PyTorch's does not",
-    "grad_output_not_requiring_grad": "autograd.grad of an output that does not require grad (a view made in no_grad) "
-                                      "returns where PyTorch raises RuntimeError",
 }
 
 
@@ -60,23 +51,7 @@ class Pattern:
 
 
 TOLERATED = {
-    "grad_duplicate_inputs_alias": Pattern("version|values", source=r"torch\.autograd\.grad\(\w+, \[(\w+), \1\]"),
-    "grad_frees_unexecuted_graph": Pattern("error", ours="backward through the graph a second time", theirs="^None$",
-                                           source=r"torch\.autograd\.grad\("),
     "empty_create_graph_requires_grad": Pattern(r"grad\.requires_grad", source=r"torch\.zeros\(\(0,"),
-    "grad_output_not_requiring_grad": Pattern("error", ours="^None$", theirs="does not require grad and does not "
-                                                                             "have a grad_fn"),
-<<<<<<< HEAD
-    "error_check_order": Pattern("error", ours="^NotImplementedError", theirs="must match the size"),
-    "empty_bool_median": Pattern("error", ours="median_cpu. not implemented for 'Bool'", theirs="^None$"),
-    "int_division_by_zero": Pattern("error", ours="^None$", theirs="ZeroDivisionError"),
-    "empty_reduction_error_type": Pattern("error", ours="^ValueError", theirs="Expected reduction dim"),
-=======
-    "higher_order_requires_grad": Pattern("requires_grad|grad_fn|is_leaf", source=KINKS + r"[\s\S]*create_graph=True"),
-    "false_inplace_error": Pattern("error", ours="modified by an inplace operation", theirs="^None$"),
->>>>>>> findings
-    "grad_unreached_output_retain_grad": Pattern(r"grad|grad\.values", source=r"(?s)(?=.*torch\.autograd\.grad\()"
-                                                                           r"(?=.*(\.retain_grad\(\)|inputs=\[))"),
     "double_backward_grad_fn": Pattern(r"(grad\.)?grad_fn", ours=r"Backward\d*Backward|CopyBackwards",
                                        source="create_graph=True"),
 }
