@@ -13,6 +13,8 @@ import tensorgrad as tg
 import tensorgrad.nn as nn
 import tensorgrad.nn.functional as F
 
+from threads import in_threads
+
 
 def _mlp(dropout=0.0, norm=False):
     tg.manual_seed(0)
@@ -381,27 +383,6 @@ def fast_switching():
     sys.setswitchinterval(old)
 
 
-def _in_threads(*targets):
-    """Run each target in its own thread; the exceptions they raised."""
-    errors = []
-
-    def guarded(fn):
-        def run():
-            try:
-                fn()
-            except BaseException as e:      # noqa: BLE001  (reported by the test)
-                errors.append(e)
-        return run
-
-    threads = [threading.Thread(target=guarded(fn)) for fn in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not any(t.is_alive() for t in threads)
-    return errors
-
-
 def _tracing(t):
     return isinstance(t._data, jax.core.Tracer)
 
@@ -438,7 +419,7 @@ def test_a_trace_beside_an_eager_thread_loses_none_of_its_writes(fast_switching)
             tg.randn(2)
         counted.set()
 
-    errors = _in_threads(lambda: losses.extend(compiled(x, y).item() for x, y in xs), counting)
+    errors = in_threads(lambda: losses.extend(compiled(x, y).item() for x, y in xs), counting)
     assert not errors, errors
     assert counter.item() == n and counter._version == version + n
     assert compiled.explain().count("traced program") == 1, compiled.explain()
@@ -489,7 +470,7 @@ def test_the_same_compiled_function_in_two_threads(fast_switching):
                 np.testing.assert_allclose(out.detach().numpy(), shared(x).numpy(), rtol=1e-5, atol=1e-6)
             losses[k].append(step(model, opt, x, y).item())
 
-    errors = _in_threads(lambda: run(0), lambda: run(1))
+    errors = in_threads(lambda: run(0), lambda: run(1))
     assert not errors, errors
     for k, ((model, _), (twin, twin_opt)) in enumerate(pairs):
         eager_step = _step_fn(twin, twin_opt)

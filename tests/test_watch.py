@@ -11,6 +11,8 @@ import tensorgrad as tg
 import tensorgrad.nn as nn
 from tensorgrad._storage import watch as W
 
+from threads import in_threads
+
 
 class _Log(W.Watch):
     def __init__(self):
@@ -33,26 +35,6 @@ def fast_switching():
     sys.setswitchinterval(1e-5)
     yield
     sys.setswitchinterval(old)
-
-
-def _run_threads(*targets):
-    errors = []
-
-    def guarded(fn):
-        def run():
-            try:
-                fn()
-            except BaseException as e:      # noqa: BLE001  (reported by the test)
-                errors.append(e)
-        return run
-
-    threads = [threading.Thread(target=guarded(fn)) for fn in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads)
-    return errors
 
 
 def test_watch_sees_reads_writes_and_cells_and_nests():
@@ -90,7 +72,7 @@ def test_watch_sees_only_its_own_thread():
             x.add_(1.0)
         done.set()
 
-    assert not _run_threads(watcher, worker)
+    assert not in_threads(watcher, worker)
     assert not any(t is x for t in seen)
     np.testing.assert_array_equal(np.asarray(x._data), np.full(3, 51.0, np.float32))
 
@@ -202,7 +184,7 @@ def test_other_threads_writes_survive_a_compiled_step():
             counter.add_(1.0)
         counted.set()
 
-    errors = _run_threads(trainer, counting)
+    errors = in_threads(trainer, counting)
     assert not errors, errors
     assert counter.item() == n
     assert counter._version == version + n
@@ -217,7 +199,7 @@ def test_two_compiled_steps_in_two_threads(fast_switching):
     xs = [_batches(4), _batches(5)]
     both_tracing = threading.Barrier(2, timeout=30)
     runs = [lambda m=m, b=b: _compiled_run(m, b, _once(both_tracing.wait)) for m, b in zip(models, xs)]
-    errors = _run_threads(*runs)
+    errors = in_threads(*runs)
     assert not errors, errors
     for model, batches in zip(models, xs):
         _assert_as_eager(model, batches)
@@ -251,6 +233,6 @@ def test_func_closure_capture_beside_another_thread(fast_switching):
             (other * 2).sum()
         read.set()
 
-    assert not _run_threads(transform, reading)
+    assert not in_threads(transform, reading)
     np.testing.assert_allclose(np.asarray(w.grad._data), [1.0, 1.0])
     assert other.grad is None

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, apply
+from .._tensor import Tensor, apply, broadcast_mismatch
 from .creation import tensor as _tensor_factory
 from .surface import declare
 
@@ -104,19 +104,9 @@ def _shapes_first(*operands):
     TensorIterator checks shapes before the kernel refuses a dtype, so a dtype error calls this
     first."""
     shapes = [tuple(x._data.shape) for x in operands if isinstance(x, Tensor)]
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
-        acc = shapes[0]
-        for other in shapes[1:]:
-            ndim = max(len(acc), len(other))
-            a = (1,) * (ndim - len(acc)) + acc
-            b = (1,) * (ndim - len(other)) + other
-            for i in reversed(range(ndim)):
-                if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                    raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                                       f"non-singleton dimension {i}") from None
-            acc = tuple(max(x, y) for x, y in zip(a, b))
+    error = broadcast_mismatch(shapes) if shapes else None
+    if error is not None:
+        raise error
 
 
 def _float_of(d):

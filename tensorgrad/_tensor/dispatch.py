@@ -67,12 +67,9 @@ def _kind(arr):
     return _FLOAT_KIND[arr.dtype]
 
 
-def _broadcast_error(arrays, error):
-    """PyTorch's RuntimeError for operands whose shapes do not broadcast (JAX raises a
-    TypeError or ValueError); any other error is returned unchanged."""
-    if "incompatible shapes for broadcasting" not in str(error).lower():
-        return error
-    shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
+def broadcast_mismatch(shapes):
+    """PyTorch's RuntimeError for the first pair of ``shapes`` (broadcast left to right) that
+    does not broadcast, or None when they all do."""
     acc = shapes[0]
     for other in shapes[1:]:
         ndim = max(len(acc), len(other))
@@ -83,7 +80,15 @@ def _broadcast_error(arrays, error):
                 return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
                                     f"non-singleton dimension {i}")
         acc = tuple(max(x, y) for x, y in zip(a, b))
-    return error
+    return None
+
+
+def _broadcast_error(arrays, error):
+    """PyTorch's RuntimeError for operands whose shapes do not broadcast (JAX raises a
+    TypeError or ValueError); any other error is returned unchanged."""
+    if "incompatible shapes for broadcasting" not in str(error).lower():
+        return error
+    return broadcast_mismatch([tuple(a.shape) for a in arrays if hasattr(a, "shape")]) or error
 
 
 def apply(op, args, cfg=(), *, _view_result=True):

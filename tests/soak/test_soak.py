@@ -16,6 +16,8 @@ import tensorgrad.nn as nn
 import tensorgrad.nn.functional as F
 from tensorgrad import _cache
 
+from threads import in_threads
+
 pytestmark = pytest.mark.long
 
 
@@ -53,26 +55,6 @@ def _data(rows, seed):
 
 def _report(name, **figures):
     print(f"\n[soak] {name}: " + ", ".join(f"{k}={v}" for k, v in figures.items()), flush=True)
-
-
-def _in_threads(*targets):
-    errors = []
-
-    def guarded(fn):
-        def run():
-            try:
-                fn()
-            except BaseException as e:      # noqa: BLE001  (reported by the test)
-                errors.append(e)
-        return run
-
-    threads = [threading.Thread(target=guarded(fn)) for fn in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(3600)
-    assert not any(t.is_alive() for t in threads)
-    return errors
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
@@ -154,7 +136,7 @@ def test_two_threads_train_separate_models():
                 step(*batches[k][i % 4])
 
         start = _rss_mb()
-        errors = _in_threads(lambda: train(0), lambda: train(1))
+        errors = in_threads(lambda: train(0), lambda: train(1), timeout=3600)
         end = _rss_mb()
     finally:
         sys.setswitchinterval(old)
@@ -208,7 +190,7 @@ def test_a_compiled_step_beside_an_eager_counter_thread():
 
     try:
         start = _rss_mb()
-        errors = _in_threads(train, count)
+        errors = in_threads(train, count, timeout=3600)
         end = _rss_mb()
     finally:
         sys.setswitchinterval(old)
