@@ -57,6 +57,14 @@ FINDINGS = {
         t1.sum().backward(retain_graph=True, create_graph=True)
         t0.backward(torch.tensor([[-1.0], [-0.5]], dtype=torch.float32), retain_graph=True)
     """, None),
+    "inplace_with_itself_as_a_saved_argument": ("""
+        t0 = torch.tensor([[1.5, -0.5], [0.25, 2.0]], dtype=torch.float64, requires_grad=True)
+        t1 = t0 * 1
+        t1.addcmul_(t1, t1, value=0.5)
+        t1.sum().backward()
+    """, "in-place (_tensor/inplace.py): an argument that is the written tensor itself is not checked at its "
+         "version before the write; PyTorch's AddcmulBackward0 saved it and raises 'modified by an inplace "
+         "operation' (tensorgrad's gradient is of the values before the write)"),
     "prod_dim_of_0d": ("""
         t0 = torch.tensor(2.0, requires_grad=True)
         t1 = t0.prod(dim=0)
