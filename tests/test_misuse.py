@@ -42,6 +42,16 @@ def misuse(expected, *, message=True, xfail=None, xfail_torch=None, differential
     return register
 
 
+def ones_case(name, shape, call, *args, requires_grad=False, **options):
+    """Register the misuse ``call(torch, a)`` of one tensor ``a`` of ones of ``shape``;
+    ``args`` and ``options`` are ``misuse``'s."""
+    def case(torch):
+        a = torch.ones(*shape, requires_grad=requires_grad)
+        return [a], lambda: call(torch, a)
+    case.__name__ = case.__qualname__ = name
+    misuse(*args, **options)(case)
+
+
 # ---------------------------------------------------------------------------- the harness
 
 class _Identity:
@@ -239,10 +249,7 @@ def cat_nothing(torch):
     return [], lambda: torch.cat([])
 
 
-@misuse(IndexError)
-def cat_dim_out_of_range(torch):
-    a = torch.ones(2)
-    return [a], lambda: torch.cat([a, a], dim=2)
+ones_case("cat_dim_out_of_range", (2,), lambda torch, a: torch.cat([a, a], dim=2), IndexError)
 
 
 @misuse(RuntimeError)
@@ -258,16 +265,8 @@ def stack_nothing(torch):
 
 # ---------------------------------------------------------------------------- view and reshape
 
-@misuse(RuntimeError)
-def view_numel(torch):
-    a = torch.ones(2, 3)
-    return [a], lambda: a.view(4)
-
-
-@misuse(RuntimeError)
-def view_two_inferred(torch):
-    a = torch.ones(2, 3)
-    return [a], lambda: a.view(-1, -1)
+ones_case("view_numel", (2, 3), lambda torch, a: a.view(4), RuntimeError)
+ones_case("view_two_inferred", (2, 3), lambda torch, a: a.view(-1, -1), RuntimeError)
 
 
 @misuse(RuntimeError)
@@ -283,78 +282,22 @@ def reshape_numel(torch):
     return [a], lambda: a.reshape(4, 2)
 
 
-@misuse(RuntimeError)
-def flatten_dims_reversed(torch):
-    a = torch.ones(2, 3, 4)
-    return [a], lambda: a.flatten(2, 1)
-
-
-@misuse(IndexError)
-def squeeze_dim_out_of_range(torch):
-    a = torch.ones(2, 1)
-    return [a], lambda: a.squeeze(3)
-
-
-@misuse(RuntimeError)
-def permute_too_few_dims(torch):
-    a = torch.ones(2, 3)
-    return [a], lambda: a.permute(0)
-
-
-@misuse(RuntimeError)
-def permute_repeated_dim(torch):
-    a = torch.ones(2, 3)
-    return [a], lambda: a.permute(0, 0)
-
-
-@misuse(IndexError)
-def transpose_dim_out_of_range(torch):
-    a = torch.ones(2, 3)
-    return [a], lambda: a.transpose(0, 2)
-
-
-@misuse(RuntimeError)
-def expand_to_smaller(torch):
-    a = torch.ones(3)
-    return [a], lambda: a.expand(2)
-
-
-@misuse(RuntimeError)
-def expand_to_fewer_dims(torch):
-    a = torch.ones(2, 3)
-    return [a], lambda: a.expand(3)
-
-
-@misuse(RuntimeError)
-def unflatten_sizes(torch):
-    a = torch.ones(2, 6)
-    return [a], lambda: a.unflatten(1, (4, 2))
-
-
-@misuse(RuntimeError)
-def chunk_zero(torch):
-    a = torch.ones(4)
-    return [a], lambda: a.chunk(0)
-
-
-@misuse(RuntimeError)
-def repeat_too_few_dims(torch):
-    a = torch.ones(2, 2)
-    return [a], lambda: a.repeat(2)
+ones_case("flatten_dims_reversed", (2, 3, 4), lambda torch, a: a.flatten(2, 1), RuntimeError)
+ones_case("squeeze_dim_out_of_range", (2, 1), lambda torch, a: a.squeeze(3), IndexError)
+ones_case("permute_too_few_dims", (2, 3), lambda torch, a: a.permute(0), RuntimeError)
+ones_case("permute_repeated_dim", (2, 3), lambda torch, a: a.permute(0, 0), RuntimeError)
+ones_case("transpose_dim_out_of_range", (2, 3), lambda torch, a: a.transpose(0, 2), IndexError)
+ones_case("expand_to_smaller", (3,), lambda torch, a: a.expand(2), RuntimeError)
+ones_case("expand_to_fewer_dims", (2, 3), lambda torch, a: a.expand(3), RuntimeError)
+ones_case("unflatten_sizes", (2, 6), lambda torch, a: a.unflatten(1, (4, 2)), RuntimeError)
+ones_case("chunk_zero", (4,), lambda torch, a: a.chunk(0), RuntimeError)
+ones_case("repeat_too_few_dims", (2, 2), lambda torch, a: a.repeat(2), RuntimeError)
 
 
 # ---------------------------------------------------------------------------- indexing
 
-@misuse(IndexError)
-def index_out_of_range(torch):
-    a = torch.ones(3, requires_grad=True)
-    return [a], lambda: a[3]
-
-
-@misuse(IndexError)
-def too_many_indices(torch):
-    a = torch.ones(3)
-    return [a], lambda: a[0, 0]
+ones_case("index_out_of_range", (3,), lambda torch, a: a[3], IndexError, requires_grad=True)
+ones_case("too_many_indices", (3,), lambda torch, a: a[0, 0], IndexError)
 
 
 @misuse(IndexError)
@@ -620,10 +563,7 @@ def out_cast_float_to_int(torch):
     return [a, out], lambda: torch.add(a, a, out=out), lambda: torch.add(a, a, out=out.float())
 
 
-@misuse(NotImplementedError)
-def bitwise_and_of_floats(torch):
-    a = torch.ones(2)
-    return [a], lambda: a & a
+ones_case("bitwise_and_of_floats", (2,), lambda torch, a: a & a, NotImplementedError)
 
 
 @misuse(RuntimeError)
@@ -673,16 +613,8 @@ def backward_gradient_shape(torch):
     return [a, y], lambda: y.backward(torch.ones(3)), lambda: y.backward(torch.ones(2))
 
 
-@misuse(RuntimeError)
-def backward_without_grad(torch):
-    a = torch.ones(2)
-    return [a], lambda: a.sum().backward()
-
-
-@misuse(RuntimeError)
-def inplace_on_a_leaf_requiring_grad(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a.mul_(2)
+ones_case("backward_without_grad", (2,), lambda torch, a: a.sum().backward(), RuntimeError)
+ones_case("inplace_on_a_leaf_requiring_grad", (2,), lambda torch, a: a.mul_(2), RuntimeError, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -722,10 +654,7 @@ def grad_of_a_non_scalar(torch):
     return [a, y], lambda: torch.autograd.grad(y, a)
 
 
-@misuse(RuntimeError)
-def hook_on_a_tensor_without_grad(torch):
-    a = torch.ones(2)
-    return [a], lambda: a.register_hook(lambda g: g)
+ones_case("hook_on_a_tensor_without_grad", (2,), lambda torch, a: a.register_hook(lambda g: g), RuntimeError)
 
 
 @misuse(RuntimeError)
@@ -742,28 +671,16 @@ def requires_grad_off_on_a_non_leaf(torch):
     return [a, y], lambda: setattr(y, "requires_grad", False)
 
 
-@misuse(RuntimeError)
-def retain_grad_without_grad(torch):
-    a = torch.ones(2)
-    return [a], lambda: a.retain_grad()
+ones_case("retain_grad_without_grad", (2,), lambda torch, a: a.retain_grad(), RuntimeError)
+ones_case("assign_grad_of_the_wrong_shape", (2,), lambda torch, a: setattr(a, "grad", torch.ones(3)),
+          RuntimeError, requires_grad=True)
 
 
-@misuse(RuntimeError)
-def assign_grad_of_the_wrong_shape(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: setattr(a, "grad", torch.ones(3))
+ones_case("assign_grad_that_is_not_a_tensor", (2,), lambda torch, a: setattr(a, "grad", [1.0, 2.0]),
+          TypeError, requires_grad=True)
 
 
-@misuse(TypeError)
-def assign_grad_that_is_not_a_tensor(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: setattr(a, "grad", [1.0, 2.0])
-
-
-@misuse(RuntimeError)
-def numpy_of_a_tensor_requiring_grad(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a.numpy()
+ones_case("numpy_of_a_tensor_requiring_grad", (2,), lambda torch, a: a.numpy(), RuntimeError, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -789,16 +706,9 @@ def grad_of_a_non_leaf(torch):
     return [a, y], lambda: y.grad
 
 
-@misuse(UserWarning)
-def tensor_of_a_tensor(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.tensor(a)
-
-
-@misuse(UserWarning)
-def softmax_without_dim(torch):
-    a = torch.ones(2, 3, requires_grad=True)
-    return [a], lambda: torch.nn.functional.softmax(a)
+ones_case("tensor_of_a_tensor", (2,), lambda torch, a: torch.tensor(a), UserWarning, requires_grad=True)
+ones_case("softmax_without_dim", (2, 3), lambda torch, a: torch.nn.functional.softmax(a),
+          UserWarning, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -810,10 +720,7 @@ def post_accumulate_hook_on_a_non_leaf(torch):
 
 # ---------------------------------------------------------------------------- views
 
-@misuse(RuntimeError)
-def inplace_on_a_view_of_a_leaf(torch):
-    a = torch.ones(3, requires_grad=True)
-    return [a], lambda: a[0].mul_(2)
+ones_case("inplace_on_a_view_of_a_leaf", (3,), lambda torch, a: a[0].mul_(2), RuntimeError, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -840,10 +747,8 @@ def inplace_into_an_expanded_tensor(torch):
     return [a, e], lambda: e.add_(1)
 
 
-@misuse(RuntimeError, xfail="Tensor.resize_ does not exist (AttributeError) ('views')")
-def resize_of_a_tensor_requiring_grad(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a.resize_(3)
+ones_case("resize_of_a_tensor_requiring_grad", (2,), lambda torch, a: a.resize_(3),
+          RuntimeError, xfail="Tensor.resize_ does not exist (AttributeError) ('views')", requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -957,16 +862,12 @@ def optimize_a_non_leaf(torch):
     return [a, b], lambda: torch.optim.SGD([b], lr=0.1)
 
 
-@misuse(ValueError)
-def negative_learning_rate(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.SGD([a], lr=-0.1)
+ones_case("negative_learning_rate", (2,), lambda torch, a: torch.optim.SGD([a], lr=-0.1),
+          ValueError, requires_grad=True)
 
 
-@misuse(ValueError)
-def parameter_in_two_groups(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.SGD([{"params": [a]}, {"params": [a]}], lr=0.1)
+ones_case("parameter_in_two_groups", (2,), lambda torch, a: torch.optim.SGD([{"params": [a]}, {"params": [a]}], lr=0.1),
+          ValueError, requires_grad=True)
 
 
 @misuse(ValueError)
@@ -974,28 +875,14 @@ def empty_parameter_list(torch):
     return [], lambda: torch.optim.Adam([])
 
 
-@misuse(TypeError)
-def params_that_are_a_tensor(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.SGD(a, lr=0.1)
+ones_case("params_that_are_a_tensor", (2,), lambda torch, a: torch.optim.SGD(a, lr=0.1), TypeError, requires_grad=True)
+ones_case("adam_beta", (2,), lambda torch, a: torch.optim.Adam([a], betas=(1.5, 0.9)), ValueError, requires_grad=True)
+ones_case("negative_momentum", (2,), lambda torch, a: torch.optim.SGD([a], lr=0.1, momentum=-1.0),
+          ValueError, requires_grad=True)
 
 
-@misuse(ValueError)
-def adam_beta(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.Adam([a], betas=(1.5, 0.9))
-
-
-@misuse(ValueError)
-def negative_momentum(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.SGD([a], lr=0.1, momentum=-1.0)
-
-
-@misuse(ValueError)
-def negative_weight_decay(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.Adam([a], weight_decay=-1.0)
+ones_case("negative_weight_decay", (2,), lambda torch, a: torch.optim.Adam([a], weight_decay=-1.0),
+          ValueError, requires_grad=True)
 
 
 @misuse(ValueError)
@@ -1086,22 +973,9 @@ def arange_step_zero(torch):
     return [], lambda: torch.arange(0, 3, 0)
 
 
-@misuse(RuntimeError)
-def item_of_many_elements(torch):
-    a = torch.ones(2)
-    return [a], lambda: a.item()
-
-
-@misuse(RuntimeError)
-def truth_of_many_elements(torch):
-    a = torch.ones(2)
-    return [a], lambda: bool(a)
-
-
-@misuse(ValueError)
-def int_of_many_elements(torch):
-    a = torch.ones(2)
-    return [a], lambda: int(a)
+ones_case("item_of_many_elements", (2,), lambda torch, a: a.item(), RuntimeError)
+ones_case("truth_of_many_elements", (2,), lambda torch, a: bool(a), RuntimeError)
+ones_case("int_of_many_elements", (2,), lambda torch, a: int(a), ValueError)
 
 
 @misuse(TypeError)
@@ -1116,34 +990,11 @@ def iterate_a_scalar(torch):
     return [a], lambda: iter(a)
 
 
-@misuse(RuntimeError)
-def topk_larger_than_the_dim(torch):
-    a = torch.ones(3, requires_grad=True)
-    return [a], lambda: a.topk(4)
-
-
-@misuse(IndexError)
-def sum_dim_out_of_range(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a.sum(1)
-
-
-@misuse(RuntimeError)
-def max_of_an_empty_tensor(torch):
-    a = torch.ones(0)
-    return [a], lambda: a.max()
-
-
-@misuse(IndexError)
-def argmax_of_an_empty_tensor(torch):
-    a = torch.ones(0)
-    return [a], lambda: a.argmax()
-
-
-@misuse(TypeError)
-def add_a_string(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a + "1"
+ones_case("topk_larger_than_the_dim", (3,), lambda torch, a: a.topk(4), RuntimeError, requires_grad=True)
+ones_case("sum_dim_out_of_range", (2,), lambda torch, a: a.sum(1), IndexError, requires_grad=True)
+ones_case("max_of_an_empty_tensor", (0,), lambda torch, a: a.max(), RuntimeError)
+ones_case("argmax_of_an_empty_tensor", (0,), lambda torch, a: a.argmax(), IndexError)
+ones_case("add_a_string", (2,), lambda torch, a: a + "1", TypeError, requires_grad=True)
 
 
 @misuse(TypeError, message=False)
@@ -1173,10 +1024,7 @@ def one_hot_class_too_large(torch):
     return [i], lambda: torch.nn.functional.one_hot(i, 2)
 
 
-@misuse(IndexError)
-def cumsum_dim(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a.cumsum(3)
+ones_case("cumsum_dim", (2,), lambda torch, a: a.cumsum(3), IndexError, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -1194,16 +1042,8 @@ def eye_negative(torch):
     return [], lambda: torch.eye(-1)
 
 
-@misuse(RuntimeError)
-def unfold_window_too_large(torch):
-    a = torch.ones(3)
-    return [a], lambda: a.unfold(0, 5, 1)
-
-
-@misuse(RuntimeError)
-def clamp_without_bounds(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: a.clamp()
+ones_case("unfold_window_too_large", (3,), lambda torch, a: a.unfold(0, 5, 1), RuntimeError)
+ones_case("clamp_without_bounds", (2,), lambda torch, a: a.clamp(), RuntimeError, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -1212,16 +1052,8 @@ def einsum_sizes(torch):
     return [a, b], lambda: torch.einsum("ij,jk->ik", a, b)
 
 
-@misuse(RuntimeError)
-def flip_repeated_dim(torch):
-    a = torch.ones(2, 2)
-    return [a], lambda: torch.flip(a, (0, 0))
-
-
-@misuse(IndexError)
-def stack_dim_out_of_range(torch):
-    a = torch.ones(2)
-    return [a], lambda: torch.stack([a, a], dim=3)
+ones_case("flip_repeated_dim", (2, 2), lambda torch, a: torch.flip(a, (0, 0)), RuntimeError)
+ones_case("stack_dim_out_of_range", (2,), lambda torch, a: torch.stack([a, a], dim=3), IndexError)
 
 
 @misuse(RuntimeError, xfail_torch="masked_select's broadcast error names input as tensor a; PyTorch names the "
@@ -1231,16 +1063,9 @@ def masked_select_shape(torch):
     return [a, m], lambda: a.masked_select(m)
 
 
-@misuse(RuntimeError)
-def outer_of_matrices(torch):
-    a = torch.ones(2, 2)
-    return [a], lambda: torch.outer(a, a)
-
-
-@misuse(ValueError)
-def nesterov_without_momentum(torch):
-    a = torch.ones(2, requires_grad=True)
-    return [a], lambda: torch.optim.SGD([a], lr=0.1, nesterov=True)
+ones_case("outer_of_matrices", (2, 2), lambda torch, a: torch.outer(a, a), RuntimeError)
+ones_case("nesterov_without_momentum", (2,), lambda torch, a: torch.optim.SGD([a], lr=0.1, nesterov=True),
+          ValueError, requires_grad=True)
 
 
 @misuse(RuntimeError)
@@ -1286,10 +1111,7 @@ def subset_index(torch):
     return [], lambda: subset[1]
 
 
-@misuse(ValueError)
-def dropout_functional_probability(torch):
-    a = torch.ones(2)
-    return [a], lambda: torch.nn.functional.dropout(a, p=2.0)
+ones_case("dropout_functional_probability", (2,), lambda torch, a: torch.nn.functional.dropout(a, p=2.0), ValueError)
 
 
 @misuse(RuntimeError)
