@@ -1,6 +1,22 @@
-"""Device objects printing as PyTorch's (``device(type='cpu')``), mapped onto JAX devices."""
+"""Device objects printing as PyTorch's (``device(type='cpu')``), mapped onto JAX devices, and
+arrays made on the host without compiling anything.
+
+A JAX operation run outside a trace compiles a program for each new shape (``jnp.asarray`` of a
+numpy array, ``jnp.zeros``: about 20 ms each), which JAX then keeps for the process's life, so a
+script creating tensors of many shapes pays a compile per shape and grows without bound. Tensors
+made from data (``tensor``, ``from_numpy``, ``arange``, ``zeros``, ...) are built here with numpy
+and transferred with ``jax.device_put``, which compiles nothing; fills too large to build on the
+host run in one bounded kernel per shape (``_cache.bounded_jit``). Inside a trace (a compiled
+step), the ``jnp`` operations are used, as they stage into the program.
+"""
+
+import math
 
 import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._cache import bounded_jit, tracing
 
 
 class device:
@@ -76,3 +92,52 @@ def to_device(obj):
     if isinstance(obj, int):
         return device("cuda", obj)
     return device(obj)
+
+
+# Fills up to this many elements are built on the host and transferred (4 MB of float32); larger
+# ones are written on the device by a compiled kernel.
+HOST_FILL_LIMIT = 1 << 20
+
+
+def from_host(values):
+    """A jax array holding a numpy array's (or numpy scalar's) values, its dtype kept."""
+    if tracing():
+        return jnp.asarray(values)
+    return jax.device_put(values)
+
+
+@bounded_jit(static_argnums=(0,))
+def _broadcast(shape, value):
+    return jnp.broadcast_to(value, shape)
+
+
+def filled(shape, value, np_dtype):
+    """An array of ``shape`` holding ``value`` converted to ``np_dtype`` as JAX converts it (a
+    float truncated into an int, an int wrapped into a narrower one)."""
+    np_dtype = np.dtype(np_dtype)
+    if tracing():
+        return jnp.full(shape, value, np_dtype)
+    if type(value) in (int, bool) and value in (0, 1):
+        one = np.ones((), np_dtype) if value else np.zeros((), np_dtype)
+    else:
+        one = np.asarray(_converted(value, np_dtype))
+    if math.prod(shape) <= HOST_FILL_LIMIT:
+        return jax.device_put(np.broadcast_to(one, shape).copy())
+    return _broadcast(tuple(shape), jax.device_put(one))
+
+
+@bounded_jit(static_argnums=(1,))
+def _converted(value, np_dtype):
+    return jnp.asarray(value, np_dtype)
+
+
+@bounded_jit(static_argnums=(0, 1, 2))
+def _eye(n, m, np_dtype):
+    return jnp.eye(n, m, dtype=np_dtype)
+
+
+def eye(n, m, np_dtype):
+    """The ``n x m`` identity of ``np_dtype``."""
+    if tracing() or n * m > HOST_FILL_LIMIT:
+        return _eye(n, m, np.dtype(np_dtype))
+    return jax.device_put(np.eye(n, m, dtype=np_dtype))

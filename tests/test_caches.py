@@ -256,3 +256,106 @@ def test_stats_count_hits_and_misses_without_torch():
     assert all(set(s) == {"entries", "size", "limit", "hits", "misses", "evictions", "traces"}
                for s in totals.values())
     assert totals["small"]["hits"] >= 2 and totals["small"]["limit"] == _cache.limits()["small"]
+
+
+# ---------------------------------------------------------------------- programs outside the caches
+
+class _Compiles:
+    """The names of the programs JAX compiles while the block runs (from its compile log)."""
+
+    def __enter__(self):
+        import logging
+        import jax
+        self.names = []
+        outer = self
+
+        class Handler(logging.Handler):
+            def emit(self, record):
+                message = record.getMessage()
+                if message.startswith("Compiling "):
+                    outer.names.append(message.split()[1])
+
+        self._logger = logging.getLogger("jax")
+        self._handler = Handler(level=logging.DEBUG)
+        self._level = self._logger.level
+        self._logger.addHandler(self._handler)
+        self._logger.setLevel(logging.DEBUG)
+        self._config = jax.config.jax_log_compiles
+        jax.config.update("jax_log_compiles", True)
+        return self
+
+    def __exit__(self, *exc):
+        import jax
+        jax.config.update("jax_log_compiles", self._config)
+        self._logger.removeHandler(self._handler)
+        self._logger.setLevel(self._level)
+
+
+_SHAPES = iter(range(1000, 100000, 7))       # a shape never seen before, per call
+
+
+def test_tensors_made_from_data_compile_nothing_without_torch():
+    """``jnp.asarray`` of a numpy array, or ``jnp.zeros``, would compile a program per shape that
+    JAX keeps for the process's life (about 20 ms each); factories transfer host data instead."""
+    makers = [
+        lambda n: tg.tensor(np.ones((n, 3), np.float32)), lambda n: tg.tensor([1.5] * n),
+        lambda n: tg.from_numpy(np.arange(n)), lambda n: tg.as_tensor(np.zeros(n)),
+        lambda n: tg.zeros(n, 2), lambda n: tg.ones(n, dtype=tg.int8), lambda n: tg.empty(n),
+        lambda n: tg.full((n,), 2.5), lambda n: tg.full((n,), 300, dtype=tg.uint8), lambda n: tg.arange(n),
+        lambda n: tg.arange(0.0, n / 10, 0.1), lambda n: tg.linspace(0, 1, n), lambda n: tg.eye(n % 50 + 2),
+        lambda n: tg.zeros_like(tg.empty(n)), lambda n: tg.FloatTensor(n), lambda n: tg.tril_indices(n % 40, 5),
+        lambda n: tg.tensor([0, 1] * n).nonzero(),
+    ]
+    for make in makers:
+        make(next(_SHAPES))             # the dtype's first conversion may compile once
+    with _Compiles() as seen:
+        made = [make(next(_SHAPES)) for make in makers]
+    assert seen.names == []
+    assert made[8].tolist()[:2] == [44, 44] and made[7].dtype == tg.float32
+    assert tg.full((3,), 2.7, dtype=tg.int64).tolist() == [2, 2, 2]
+
+
+def test_large_fills_run_in_the_kernel_cache_without_torch():
+    from tensorgrad import _device
+    n = _device.HOST_FILL_LIMIT + next(_SHAPES)
+    traces = _cache.stats()["kernels"]["traces"]
+    with _Compiles() as seen:
+        big = tg.full((n,), 3, dtype=tg.int16)
+    assert len(seen.names) == _cache.stats()["kernels"]["traces"] - traces >= 1
+    assert big.shape == (n,) and int(big.sum()) == 3 * n
+
+
+def test_random_draws_compile_only_into_the_kernel_cache_without_torch():
+    """Every program a random draw compiles is one of the kernel cache's (bounded), none JAX's
+    own samplers would keep forever."""
+    draws = [
+        lambda n: tg.rand(n), lambda n: tg.randn(n, 2), lambda n: tg.randint(0, 9, (n,)), lambda n: tg.randperm(n),
+        lambda n: tg.normal(1.0, 2.0, (n,)), lambda n: tg.normal(tg.zeros(n), 1.0),
+        lambda n: tg.bernoulli(tg.full((n,), 0.5)), lambda n: tg.multinomial(tg.ones(n), 2),
+        lambda n: tg.empty(n).uniform_(), lambda n: tg.empty(n).normal_(), lambda n: tg.empty(n).bernoulli_(),
+        lambda n: tg.empty(n).exponential_(), lambda n: tg.empty(n).random_(5),
+        lambda n: F.dropout(tg.ones(n, 2)), lambda n: F.alpha_dropout(tg.ones(n, 2), 0.3, True),
+        lambda n: F.dropout2d(tg.ones(2, n, 3, 2)), lambda n: F.rrelu(tg.ones(n), training=True),
+        lambda n: F.batch_norm(tg.ones(4, n), tg.zeros(n), tg.ones(n), training=True),
+        lambda n: F.instance_norm(tg.randn(2, n, 3), tg.zeros(n), tg.ones(n), use_input_stats=True),
+    ]
+    for draw in draws:
+        draw(next(_SHAPES))
+    traces = _cache.stats()["kernels"]["traces"]
+    with _Compiles() as seen:
+        for draw in draws:
+            draw(next(_SHAPES))
+    assert len(seen.names) == _cache.stats()["kernels"]["traces"] - traces, seen.names
+
+
+def test_jax_tracing_caches_are_emptied_every_so_many_traces_without_torch():
+    """JAX's tracing caches key on ``jnp``'s own functions and keep every shape's trace; after
+    ``SWEEP_EVERY`` programs traced they are emptied (what was evicted is then freed)."""
+    from jax._src import util
+    sweeps = _cache._SWEEP["sweeps"]
+    x = None
+    for _ in range(_cache.SWEEP_EVERY + 1):
+        x = tg.ones(next(_SHAPES)) * 2.0 + 1.0
+    assert _cache._SWEEP["sweeps"] > sweeps
+    assert float(x[0]) == 3.0
+    assert callable(util.clear_all_caches)      # the JAX internal the sweep uses (a new JAX may move it)

@@ -6,11 +6,10 @@ import math
 import warnings
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._device import to_device
+from .._device import eye as _eye, filled, from_host, to_device
 from .._tensor import Size, Tensor, _wrap
 from .surface import declare
 
@@ -128,7 +127,7 @@ def as_array(data, dtype=None):
         return arr if dtype is None else arr.astype(dtype.np)
     if isinstance(data, (np.ndarray, np.generic)):
         d = dtype or _dtype.from_np(data.dtype)
-        return jnp.asarray(np.asarray(data, dtype=d.np))
+        return from_host(np.asarray(data, dtype=d.np))
     if isinstance(data, jax.Array):
         return data if dtype is None else data.astype(dtype.np)
     if isinstance(data, str):
@@ -137,7 +136,7 @@ def as_array(data, dtype=None):
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     _check_ragged(data)
     d = dtype or _infer(data)
-    return jnp.asarray(np.array(_to_nested(data), dtype=d.np))
+    return from_host(np.array(_to_nested(data), dtype=d.np))
 
 
 @declare("tensor")
@@ -166,7 +165,7 @@ def as_tensor(data, dtype=None, device=None):
 def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    return _finish(jnp.asarray(arr), _dtype.from_np(arr.dtype))
+    return _finish(from_host(arr), _dtype.from_np(arr.dtype))
 
 
 def legacy_constructor(cls, *args, dtype=None, device=None, requires_grad=False):
@@ -177,7 +176,7 @@ def legacy_constructor(cls, *args, dtype=None, device=None, requires_grad=False)
     elif len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
     else:
-        t = _finish(jnp.zeros(parse_size(args, name="new") if args else (0,), dtype.np), None, device, requires_grad)
+        t = _finish(filled(parse_size(args, name="new") if args else (0,), 0, dtype.np), None, device, requires_grad)
     if cls is not Tensor:
         t.__class__ = cls
     return t
@@ -191,7 +190,7 @@ def _typed_constructor(dtype):
     def construct(*args, device=None):
         if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and not isinstance(args[0], Size):
             return _finish(as_array(args[0], dtype), None, device)
-        return _finish(jnp.zeros(parse_size(args, name="new") if args else (0,), dtype.np), None, device)
+        return _finish(filled(parse_size(args, name="new") if args else (0,), 0, dtype.np), None, device)
     name = dtype.legacy
     return Legacy(name, (), {"__new__": lambda cls, *a, **k: construct(*a, **k)})
 
@@ -228,7 +227,7 @@ BoolTensor = _typed_constructor(_dtype.bool_)
 def _filled(fill, size, dtype, device, requires_grad, kw_size=None, name="zeros"):
     shape = parse_size(size, kw_size, name)
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
-    return _finish(jnp.full(shape, fill, d.np), None, device, requires_grad)
+    return _finish(filled(shape, fill, d.np), None, device, requires_grad)
 
 
 @declare("zeros", out=True, factory=True)
@@ -290,7 +289,7 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False)
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
-    return _finish(jnp.eye(n, n if m is None else m, dtype=d.np), None, device, requires_grad)
+    return _finish(_eye(n, n if m is None else m, d.np), None, device, requires_grad)
 
 
 def _num(x):
@@ -357,7 +356,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, r
         values = _arange_values(start, step, n, d)
     else:
         values = (start + np.arange(n, dtype=np.int64) * step).astype(d.np)
-    return _finish(jnp.asarray(values), None, device, requires_grad)
+    return _finish(from_host(values), None, device, requires_grad)
 
 
 def _linspace_values(start, end, steps, np_dtype):
@@ -401,7 +400,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         step = (end - start) / (steps - 1)
         i = np.arange(steps, dtype=np.float64)
         values = np.trunc(np.where(i < steps // 2, _fma(step, i, start), _fma(-step, steps - 1 - i, end)))
-    return _finish(jnp.asarray(np.asarray(values).astype(d.np)), None, device, requires_grad)
+    return _finish(from_host(np.asarray(values).astype(d.np)), None, device, requires_grad)
 
 
 # ---------------------------------------------------------------- Tensor.new_*
@@ -458,7 +457,7 @@ def _triangle_indices(name, row, col, offset, dtype, lower):
             raise RuntimeError(f"{what} must be non-negative, got{v}")
     r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    return _wrap(jnp.asarray(np.stack([r, c]).astype(d.np)))
+    return _wrap(from_host(np.stack([r, c]).astype(d.np)))
 
 
 @declare("tril_indices")

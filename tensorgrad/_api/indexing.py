@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._device import from_host
 from .._ops import indexing as IX
 from .._tensor import Tensor, apply, _wrap, _wrap_dim
 from .conversion import clone
@@ -471,7 +472,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts.size and counts.min() < 0:
             raise RuntimeError("repeats can not be negative")
-        return _wrap(jnp.asarray(np.repeat(np.arange(counts.size, dtype=np.int64), counts)))
+        return _wrap(from_host(np.repeat(np.arange(counts.size, dtype=np.int64), counts)))
     if dim is None:
         input = flatten(input)
         d = 0
@@ -487,7 +488,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                                f"{counts.shape[0]} and input.size({d}) = {size}")
         if counts.size and counts.min() < 0:
             raise RuntimeError("repeats can not be negative")
-        index = _wrap(jnp.asarray(np.repeat(np.arange(size, dtype=np.int64), counts)))
+        index = _wrap(from_host(np.repeat(np.arange(size, dtype=np.int64), counts)))
         return index_select(input, d, index)
     n = int(repeats)
     if n < 0:
@@ -507,9 +508,9 @@ def nonzero(input, *, as_tuple=False):
     idx = np.nonzero(np.asarray(input._data))
     if as_tuple:
         if input.ndim == 0:
-            return (_wrap(jnp.asarray(np.zeros(int(bool(input)), np.int64))),)
+            return (_wrap(from_host(np.zeros(int(bool(input)), np.int64))),)
         return tuple(_wrap(jnp.asarray(i.astype(np.int64))) for i in idx)
-    return _wrap(jnp.asarray(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)))
+    return _wrap(from_host(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)))
 
 
 @declare("argwhere", method=True)

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._cache import bounded_jit
 from .._device import to_device
 from .._ops.registry import OpDef
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
@@ -97,6 +98,63 @@ def _key(generator):
     return (generator or default_generator).next_key()
 
 
+# ---------------------------------------------------------------- samplers
+# Each draw runs as one kernel per shape and dtype, held in the bounded kernel cache (JAX's own
+# samplers, called outside a kernel, would compile a program per shape that lives forever). The
+# sample is drawn in ``dtype`` and returned as ``out`` (the in-place fills draw in float64).
+
+@bounded_jit(static_argnums=(1, 2, 3))
+def _uniform(key, shape, dtype, out, low, high):
+    return jax.random.uniform(key, shape, dtype, low, high).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _normal(key, shape, dtype):
+    return jax.random.normal(key, shape, dtype)
+
+
+@bounded_jit(static_argnums=(1, 2, 5))
+def _scaled_normal(key, shape, dtype, mean, std, out=None):
+    z = mean + std * jax.random.normal(key, shape, dtype)
+    return z if out is None else z.astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2, 3))
+def _bernoulli(key, shape, dtype, out, p):
+    """Draws of probability ``p`` (an array of ``shape``, or a number, as a ``dtype`` array when
+    ``dtype`` is given)."""
+    if dtype is not None:
+        p = jnp.broadcast_to(jnp.asarray(p, dtype), shape)
+    return jax.random.bernoulli(key, p, shape).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _exponential(key, shape, out, lambd):
+    return (jax.random.exponential(key, shape) / lambd).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _randint(key, shape, out, low, high):
+    return jax.random.randint(key, shape, low, high, jnp.int64).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _permutation(key, n, out):
+    return jax.random.permutation(key, n).astype(out)
+
+
+@bounded_jit(static_argnums=(2, 3))
+def _multinomial(key, probs, num_samples, replacement):
+    logits = jnp.log(probs)
+    if replacement:
+        out = jax.random.categorical(key, logits, shape=(num_samples,) + probs.shape[:-1])
+        out = jnp.moveaxis(out, 0, -1)
+    else:
+        g = jax.random.gumbel(key, probs.shape)
+        out = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
+    return out.astype(jnp.int64)
+
+
 def _float_dtype(dtype):
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     return d
@@ -107,7 +165,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_g
          pin_memory=False, **kw):
     d = _float_dtype(dtype)
     shape = parse_size(size, _size_keyword("rand", kw), "rand")
-    arr = jax.random.uniform(_key(generator), shape, d.np)
+    arr = _uniform(_key(generator), shape, d.np, d.np, 0.0, 1.0)
     return _finish(arr, None, device, requires_grad)
 
 
@@ -116,7 +174,7 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_
           pin_memory=False, **kw):
     d = _float_dtype(dtype)
     shape = parse_size(size, _size_keyword("randn", kw), "randn")
-    arr = jax.random.normal(_key(generator), shape, d.np)
+    arr = _normal(_key(generator), shape, d.np)
     return _finish(arr, None, device, requires_grad)
 
 
@@ -130,14 +188,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    arr = jax.random.randint(_key(generator), parse_size((size,), name="randint"), low, high, jnp.int64).astype(d.np)
+    arr = _randint(_key(generator), parse_size((size,), name="randint"), d.np, low, high)
     return _finish(arr, None, device, requires_grad)
 
 
 @declare("randperm", out=True, factory=True)
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    return _finish(jax.random.permutation(_key(generator), n).astype(d.np), None, device, requires_grad)
+    return _finish(_permutation(_key(generator), n, d.np), None, device, requires_grad)
 
 
 @declare("rand_like")
@@ -199,33 +257,24 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         shape = jnp.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
         ref = mean if isinstance(mean, Tensor) else std
-        z = jax.random.normal(_key(generator), shape, ref._data.dtype)
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
-        return _finish(m + s * z)
+        return _finish(_scaled_normal(_key(generator), shape, ref._data.dtype, m, s))
     d = _float_dtype(dtype)
-    z = jax.random.normal(_key(generator), parse_size((size,), name="normal"), d.np)
-    return _finish(mean + std * z, d, device, requires_grad)
+    z = _scaled_normal(_key(generator), parse_size((size,), name="normal"), d.np, mean, std)
+    return _finish(z, d, device, requires_grad)
 
 
 @declare("bernoulli", method=True, out=True)
 def bernoulli(input, p=None, *, generator=None):
-    probs = input._data if p is None else jnp.full(input._data.shape, p, input._data.dtype)
-    return _finish(jax.random.bernoulli(_key(generator), probs).astype(input._data.dtype))
+    probs = input._data if p is None else p
+    return _finish(_bernoulli(_key(generator), input._data.shape, input._data.dtype, input._data.dtype, probs))
 
 
 @declare("multinomial", method=True, out=True)
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     _check_probabilities(input, num_samples, replacement)
-    probs = input._data
-    logits = jnp.log(probs)
-    if replacement:
-        out = jax.random.categorical(_key(generator), logits, shape=(num_samples,) + probs.shape[:-1])
-        out = jnp.moveaxis(out, 0, -1)
-    else:
-        g = jax.random.gumbel(_key(generator), probs.shape)
-        out = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
-    return _finish(out.astype(jnp.int64))
+    return _finish(_multinomial(_key(generator), input._data, num_samples, replacement))
 
 
 # ---------------------------------------------------------------- in-place random fills
@@ -244,30 +293,31 @@ def _random_fill(self, sample, grad_fn):
     op = _RANDOM_OPS.get(grad_fn)
     if op is None:
         op = _RANDOM_OPS[grad_fn] = OpDef(grad_fn, _sample, grad_fn, saves="none", scalar_slots=False)
-    return commit_inplace(self, apply(op, (self, sample.astype(self._data.dtype))))
+    return commit_inplace(self, apply(op, (self, sample)))
 
 
 @declare(method=("uniform_",))
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
-    return _random_fill(self, jax.random.uniform(_key(generator), self._data.shape, jnp.float64, a, b),
+    return _random_fill(self, _uniform(_key(generator), self._data.shape, jnp.float64, self._data.dtype, a, b),
                         "UniformBackward0")
 
 
 @declare(method=("normal_",))
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _check_std(std)
-    return _random_fill(self, mean + std * jax.random.normal(_key(generator), self._data.shape, jnp.float64),
-                        "NormalBackward0")
+    return _random_fill(self, _scaled_normal(_key(generator), self._data.shape, jnp.float64, mean, std,
+                                             self._data.dtype), "NormalBackward0")
 
 
 @declare(method=("bernoulli_",))
 def bernoulli_(self, p=0.5, *, generator=None):
-    return _random_fill(self, jax.random.bernoulli(_key(generator), p, self._data.shape), "BernoulliBackward2")
+    return _random_fill(self, _bernoulli(_key(generator), self._data.shape, None, self._data.dtype, p),
+                        "BernoulliBackward2")
 
 
 @declare(method=("exponential_",))
 def exponential_(self, lambd=1.0, *, generator=None):
-    return _random_fill(self, jax.random.exponential(_key(generator), self._data.shape) / lambd,
+    return _random_fill(self, _exponential(_key(generator), self._data.shape, self._data.dtype, lambd),
                         "ExponentialBackward0")
 
 
@@ -277,4 +327,4 @@ def random_(self, low=0, high=None, *, generator=None):
     if high is None:
         low, high = 0, low
         grad_fn = "RandomBackward1"
-    return _random_fill(self, jax.random.randint(_key(generator), self._data.shape, low, high), grad_fn)
+    return _random_fill(self, _randint(_key(generator), self._data.shape, self._data.dtype, low, high), grad_fn)

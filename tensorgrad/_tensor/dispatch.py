@@ -12,9 +12,9 @@ import math
 import traceback
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
+from .._cache import _SWEEP, SWEEP_EVERY, sweep_if_due
 from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
@@ -51,7 +51,7 @@ def _scalar_array(value):
     if arr is None:
         try:
             with jax.ensure_compile_time_eval():    # a concrete array even while jax traces
-                arr = jnp.asarray(value, _SCALAR_ARRAY_TYPES[type(value)])
+                arr = jax.device_put(np.asarray(value, _SCALAR_ARRAY_TYPES[type(value)]))
         except OverflowError:
             return value
         if len(_SCALAR_ARRAYS) > 4096:
@@ -97,6 +97,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
     Records a node when grad mode is on and a Tensor argument requires grad; a view op's
     result shares its input's storage.
     """
+    if _SWEEP["traced"] >= SWEEP_EVERY:      # JAX's tracing caches are due to be emptied
+        sweep_if_due()
     arrays = []
     record = False
     scalars_as_arrays = op.scalar_slots

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._autograd.grad_mode import no_grad
 from .._cache import bounded_jit
+from .._device import from_host
 from .._api.random import _key
 from .._tensor import _wrap
 
@@ -74,7 +75,7 @@ def _fan(tensor, mode):
 def _write(tensor, array):
     """Copy a jax array of the tensor's shape into it without recording history."""
     with no_grad():
-        tensor.copy_(_wrap(array.astype(tensor._data.dtype)))
+        tensor.copy_(_wrap(array if array.dtype == tensor._data.dtype else array.astype(tensor._data.dtype)))
     return tensor
 
 
@@ -123,7 +124,7 @@ def eye_(tensor):
     """Fill a 2-D tensor with the identity."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _write(tensor, jnp.asarray(np.eye(*tuple(tensor.shape))))
+    return _write(tensor, from_host(np.eye(*tuple(tensor.shape), dtype=tensor._data.dtype)))
 
 
 def dirac_(tensor, groups=1):
@@ -135,12 +136,12 @@ def dirac_(tensor, groups=1):
     if shape[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = shape[0] // groups
-    arr = np.zeros(shape)
+    arr = np.zeros(shape, tensor._data.dtype)
     centre = tuple(s // 2 for s in shape[2:])
     for g in range(groups):
         for d in range(min(out_per_group, shape[1])):
             arr[(g * out_per_group + d, d) + centre] = 1.0
-    return _write(tensor, jnp.asarray(arr))
+    return _write(tensor, from_host(arr))
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):

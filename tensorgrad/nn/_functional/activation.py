@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from ... import _dtype
+from ..._cache import bounded_jit
 from ..._ops import nn_activation as N
 from ..._tensor import apply, check_inplace, commit_inplace, _wrap_dim
 from ._util import maybe_inplace, not_implemented, require_float
@@ -130,8 +131,7 @@ def randomized_leaky_relu(input, lower, upper, training, inplace, generator):
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     dt = input._data.dtype
     if training:
-        drawn = jax.random.uniform(RND._key(generator), input._data.shape, jnp.float64, lower, upper)
-        noise = jnp.where(input._data > 0, jnp.ones((), jnp.float64), drawn).astype(dt)
+        noise = _rrelu_noise(RND._key(generator), input._data, lower, upper)
     else:
         noise = jnp.zeros((), dt)
     cfg = (bool(training), (float(lower) + float(upper)) / 2)
@@ -139,6 +139,13 @@ def randomized_leaky_relu(input, lower, upper, training, inplace, generator):
         return apply(N.rrelu_with_noise, (input, noise), cfg)
     check_inplace(input)
     return commit_inplace(input, apply(N.rrelu_with_noise_, (input, noise), cfg))
+
+
+@bounded_jit
+def _rrelu_noise(key, x, lower, upper):
+    """rrelu's slopes: 1 for positive entries, else drawn from U(lower, upper) (in float64)."""
+    drawn = jax.random.uniform(key, x.shape, jnp.float64, lower, upper)
+    return jnp.where(x > 0, jnp.ones((), jnp.float64), drawn).astype(x.dtype)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 
 from ... import _dtype
+from ..._cache import bounded_jit
+from ..._device import filled
 from ..._tensor import _wrap
 from ..._api import shape as S
 from ..._api import random as RND
@@ -38,15 +40,30 @@ def nothing_to_drop(input, p, training, feature):
     return False
 
 
-def keep_mask(input, p, feature):
-    """A random boolean mask of the kept entries (probability ``1 - p``); ``feature`` draws one
-    value per (sample, channel), the first two axes. Floating inputs only, as in PyTorch."""
+def mask_shape(input, feature):
+    """The shape of the random mask: the input's, or with ``feature`` one value per (sample,
+    channel), the first two axes. Floating inputs only, as in PyTorch."""
     if input.dtype.kind != _dtype.FLOAT:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.c_name}")
     shape = tuple(input.shape)
     if feature:
         shape = shape[:2] + (1,) * (len(shape) - 2)
-    return jax.random.bernoulli(RND._key(None), 1.0 - p, shape)
+    return shape
+
+
+# The masks are drawn by kernels held in the bounded kernel cache, one per shape and dtype.
+
+@bounded_jit(static_argnums=(1, 2))
+def _scaled_mask(key, shape, dtype, keep, scale):
+    """Kept entries (probability ``keep``) as ``scale``, dropped ones as 0."""
+    return jax.random.bernoulli(key, keep, shape).astype(dtype) * jnp.asarray(scale, dtype)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _alpha_masks(key, shape, dtype, keep, a, shift, offset):
+    """Alpha dropout's multiplier ``a * mask`` and addend ``(mask - 1) * shift + offset``."""
+    mask = jax.random.bernoulli(key, keep, shape).astype(dtype)
+    return mask * jnp.asarray(a, dtype), (mask - 1) * jnp.asarray(shift, dtype) + jnp.asarray(offset, dtype)
 
 
 def _dropout(input, p, training, inplace, feature):
@@ -56,9 +73,9 @@ def _dropout(input, p, training, inplace, feature):
         return input
     d = input._data.dtype
     if p == 1.0:
-        mask = _wrap(jnp.zeros((), d))
+        mask = _wrap(filled((), 0, d))
     else:
-        mask = _wrap(keep_mask(input, p, feature).astype(d) * jnp.asarray(1.0 / (1.0 - p), d))
+        mask = _wrap(_scaled_mask(RND._key(None), mask_shape(input, feature), d, 1.0 - p, 1.0 / (1.0 - p)))
     if inplace:
         return input.mul_(mask)
     return EL.mul(input, mask)
@@ -148,12 +165,11 @@ def _alpha_dropout(input, p, training, inplace, feature):
         return input
     d = input._data.dtype
     if p == 1.0:
-        zero = _wrap(jnp.zeros((), d))
+        zero = _wrap(filled((), 0, d))
         return input.mul_(zero) if inplace else EL.mul(input, zero)
-    keep = keep_mask(input, p, feature).astype(d)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-    b = _wrap((keep - 1) * jnp.asarray(_ALPHA * a, d) + jnp.asarray(_ALPHA * a * p, d))
-    noise = _wrap(keep * jnp.asarray(a, d))
+    noise, b = _alpha_masks(RND._key(None), mask_shape(input, feature), d, 1.0 - p, a, _ALPHA * a, _ALPHA * a * p)
+    noise, b = _wrap(noise), _wrap(b)
     if inplace:
         return input.mul_(noise).add_(b)
     return EL.mul(input, noise).add_(b)

@@ -5,6 +5,7 @@ import math
 import jax.numpy as jnp
 
 from ... import _dtype
+from ..._cache import bounded_jit
 from ..._ops import elementwise as E
 from ..._ops import nn_norm as N
 from ..._tensor import apply, _wrap_dim
@@ -79,9 +80,22 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         (bool(training), float(eps)))
     if training and running_mean is not None and input.numel():
         # the native kernel writes the running statistics without a version bump
-        running_mean._write(running_mean._data * (1 - momentum) + batch_mean._data * momentum)
-        running_var._write(running_var._data * (1 - momentum) + batch_var._data * momentum)
+        mean, var = _running(running_mean._data, running_var._data, batch_mean._data, batch_var._data, momentum)
+        running_mean._write(mean)
+        running_var._write(var)
     return out
+
+
+@bounded_jit
+def _running(mean, var, batch_mean, batch_var, momentum):
+    """The running statistics moved ``momentum`` of the way to the batch's."""
+    return mean * (1 - momentum) + batch_mean * momentum, var * (1 - momentum) + batch_var * momentum
+
+
+@bounded_jit(static_argnums=(1,))
+def _sample_mean(stats, n):
+    """The mean over the ``n`` samples of per-(sample, channel) statistics."""
+    return stats.reshape(n, -1).mean(0)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -103,8 +117,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     rv = None if running_var is None else running_var.repeat(n)
     out = batch_norm(flat, rm, rv, w, b, use_input_stats, momentum, eps)
     if running_mean is not None and use_input_stats:
-        write_no_grad(running_mean, rm._data.reshape(n, c).mean(0))
-        write_no_grad(running_var, rv._data.reshape(n, c).mean(0))
+        write_no_grad(running_mean, _sample_mean(rm._data, n))
+        write_no_grad(running_var, _sample_mean(rv._data, n))
     return S.view(out, tuple(input.shape))
 
 
