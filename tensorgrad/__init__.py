@@ -77,3 +77,4 @@ int = int32
 short = int16
 cfloat = complex64
 cdouble = complex128
+from ._as_torch import install_as_torch as install_as_torch
