@@ -4,6 +4,7 @@ tensorgrad turns on JAX's 64-bit mode on import so that int64 (the default integ
 and float64 behave as in PyTorch; float32 stays the default floating dtype.
 """
 
+import math
 import threading
 
 import jax
@@ -212,3 +213,37 @@ def public_promote_types(type1, type2):
     """``torch.promote_types``: the smallest dtype both ``type1`` and ``type2`` cast to."""
     _check_dtype_args("promote_types", (("type1", type1), ("type2", type2)))
     return promote_types(type1, type2)
+
+
+# ---------------------------------------------------------------- numbers written into tensors
+
+# The C++ type names in PyTorch's message for a number that does not fit a dtype.
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def check_fits(value, d):
+    """PyTorch's check of a number written into a tensor of dtype ``d`` (``fill_``, ``full``,
+    ``masked_fill``, ``index_fill``): RuntimeError when it is out of the dtype's range. A negative
+    int may wrap into an unsigned dtype (to -255 for uint8); an infinite float fits a floating
+    dtype and NaN none of the integer ones."""
+    if d.kind in (BOOL, COMPLEX) or isinstance(value, (bool, np.bool_)) or d.name not in _C_TYPES:
+        return
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if d.kind == INT:
+            info = np.iinfo(d.np)
+            bad = v > info.max or (v < -info.max if info.min == 0 else v < info.min)
+        else:
+            bad = abs(v) > float(jnp.finfo(d.np).max)
+    elif isinstance(value, (float, np.floating)):
+        v = float(value)
+        if d.kind == INT:
+            info = np.iinfo(d.np)
+            bad = v != v or not float(info.min) <= v <= float(info.max)
+        else:
+            bad = v == v and abs(v) != math.inf and abs(v) > float(jnp.finfo(d.np).max)
+    else:
+        return
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[d.name]} without overflow")

@@ -128,6 +128,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_other("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.c_name} did not match {other.dtype.c_name}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
     return apply(CMP.isclose, (input, other), (result_type(input, other).np, rtol, atol, equal_nan))
 
 

@@ -30,24 +30,60 @@ def contiguous(input, memory_format=None):
     return input if _strides.is_contiguous(input) else clone(input)
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n")
+
+
+def _is_dtype(a):
+    return isinstance(a, _dtype.dtype) or a is float or a is int or a is bool or a is complex
+
+
+def _to_arguments(args, dtype, device, non_blocking, copy):
+    """PyTorch's three positional forms of ``to``: ``(device, dtype, non_blocking, copy)``,
+    ``(dtype, non_blocking, copy)`` and ``(tensor, non_blocking, copy)``."""
+    rest = list(args)
+    if rest:
+        first = rest.pop(0)
+        if isinstance(first, Tensor):
+            dtype, device = first.dtype, first.device
+        elif _is_dtype(first):
+            dtype = first
+        elif isinstance(first, (str, device_cls)) or type(first) is int:
+            device = first
+            if rest and _is_dtype(rest[0]):
+                dtype = rest.pop(0)
+            elif rest:
+                rest = None         # after a device, a flag needs the dtype before it
+        else:
+            rest = None
+    if rest is None or len(rest) > 2 or not all(type(f) is bool for f in rest):
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else "torch.dtype" if isinstance(a, _dtype.dtype)
+                        else type(a).__name__ for a in args)
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        + _TO_SIGNATURES)
+    if rest:
+        non_blocking = rest[0]
+    if len(rest) > 1:
+        copy = rest[1]
+    return dtype, device, copy
+
+
 @declare(method=("to",))
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
-    """Convert dtype and/or device; returns ``input`` itself when nothing changes (as PyTorch)."""
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-            device = a.device
-        elif isinstance(a, (str, device_cls, int)):
-            device = a
-        elif a in (float, int, bool, complex):
-            dtype = _dtype.to_dtype(a)
+    """Convert dtype and/or device; returns ``input`` itself when nothing changes (as PyTorch),
+    a new tensor with ``copy=True``. ``non_blocking`` has no effect: JAX's transfers are
+    asynchronous already."""
+    dtype, device, copy = _to_arguments(args, dtype, device, non_blocking, copy)
     out = input
     if dtype is not None:
         dtype = _dtype.to_dtype(dtype)
         if dtype is not input.dtype or copy:
             out = apply(E.to_copy, (input,), (dtype.np,))
+    elif copy:
+        out = apply(E.to_copy, (input,), (input.dtype.np,))
     if device is not None:
         device = to_device(device)
         if device != input.device:

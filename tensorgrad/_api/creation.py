@@ -227,6 +227,7 @@ BoolTensor = _typed_constructor(_dtype.bool_)
 def _filled(fill, size, dtype, device, requires_grad, kw_size=None, name="zeros"):
     shape = parse_size(size, kw_size, name)
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    _dtype.check_fits(fill, d)
     return _finish(filled(shape, fill, d.np), None, device, requires_grad)
 
 

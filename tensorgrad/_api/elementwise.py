@@ -422,7 +422,13 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
-@declare("where", method=True, out=out_with("input", "other", tensors=True))
+@declare(method=("where",))
+def where_method(self, condition, other):
+    """``x.where(condition, y)``: ``where(condition, x, y)``."""
+    return where(condition, self, other)
+
+
+@declare("where", out=out_with("input", "other", tensors=True))
 def where(condition, input=None, other=None):
     """``where(c, x, y)`` picks from x where c is true; ``where(c)`` is ``nonzero(c, as_tuple=True)``."""
     if input is None and other is None:

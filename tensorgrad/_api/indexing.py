@@ -294,6 +294,7 @@ def index_fill(input, dim, index, value):
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         return apply(IX.index_fill_tensor, (input, idx, value), (d,))
+    _dtype.check_fits(value, input.dtype)
     return apply(IX.index_fill, (input, idx, as_operand(value)), (d,))
 
 
@@ -360,6 +361,9 @@ def take_along_dim(input, indices, dim=None):
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
             f"{input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     d = _wrap_dim(dim, input.ndim)
+    arr = _host(indices)
+    if arr is not None and arr.size and arr.min() < 0:     # along a dim, PyTorch counts negatives from the end
+        indices = _wrap(from_host(np.where(arr < 0, arr + input.shape[d], arr)))
     in_shape = list(input.shape)
     ix_shape = list(indices.shape)
     in_shape[d] = ix_shape[d] = 1
@@ -505,10 +509,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 @declare("nonzero", method=True, out=True)
 def nonzero(input, *, as_tuple=False):
+    if input.ndim == 0:
+        found = int(bool(np.asarray(input._data)))
+        if as_tuple:
+            return (_wrap(from_host(np.zeros(found, np.int64))),)
+        return _wrap(from_host(np.zeros((found, 0), np.int64)))
     idx = np.nonzero(np.asarray(input._data))
     if as_tuple:
-        if input.ndim == 0:
-            return (_wrap(from_host(np.zeros(int(bool(input)), np.int64))),)
         return tuple(_wrap(jnp.asarray(i.astype(np.int64))) for i in idx)
     return _wrap(from_host(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)))
 

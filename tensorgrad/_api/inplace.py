@@ -84,4 +84,5 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         _strides.check_no_internal_overlap(self)
         return commit_inplace(self, apply(_views.fill_tensor, (self, value)))
+    _dtype.check_fits(value, self.dtype)
     return commit_inplace(self, apply(E.fill, (self, value)))

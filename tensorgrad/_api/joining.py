@@ -83,13 +83,30 @@ def vstack(tensors):
     return cat([atleast_2d(t) for t in tensors], 0)
 
 
+def _each(fn, tensors):
+    """``fn`` of one tensor, or a tuple of ``fn`` of each (given as arguments or as one sequence)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(fn(t) for t in tensors[0])
+    if len(tensors) != 1:
+        return tuple(fn(t) for t in tensors)
+    return fn(tensors[0])
+
+
 @declare("atleast_1d", numpy_names=False)
-def atleast_1d(t):
+def atleast_1d(*tensors):
+    return _each(_atleast_1d, tensors)
+
+
+def _atleast_1d(t):
     return t.reshape(1) if t.ndim == 0 else t
 
 
 @declare("atleast_2d", numpy_names=False)
-def atleast_2d(t):
+def atleast_2d(*tensors):
+    return _each(_atleast_2d, tensors)
+
+
+def _atleast_2d(t):
     if t.ndim == 1:
         return unsqueeze(t, 0)  # UnsqueezeBackward0, as PyTorch
     return t.reshape(1, -1) if t.ndim < 2 else t
@@ -166,6 +183,14 @@ def chunk(input, chunks, dim=0):
 def tensor_split(input, indices_or_sections, dim=0):
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.dtype is not _dtype.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{indices_or_sections.dtype.c_name}")
+        if indices_or_sections.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {indices_or_sections.ndim} dims")
+        indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         bounds = [i * (size // n) + builtins.min(i, size % n) for i in range(n + 1)]

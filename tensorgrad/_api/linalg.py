@@ -423,6 +423,16 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+@declare("norm", method=True, out=True, numpy_names=False)
+def torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm``: the vector norm over all elements or ``dim`` (``"fro"`` is the 2-norm), or
+    with ``p="nuc"`` the nuclear norm of a matrix (or of the two dims of ``dim``)."""
+    if p == "nuc":
+        dims = (0, 1) if dim is None and input.ndim == 2 else tuple(range(input.ndim)) if dim is None else dim
+        return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
+    return _norm(input, p, dim, keepdim, dtype)
+
+
 @declare("linalg.vecdot", out=True)
 def vecdot(x, y, *, dim=-1):
     """The dot product of ``x`` and ``y`` along ``dim`` (inputs broadcast)."""

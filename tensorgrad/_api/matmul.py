@@ -20,7 +20,7 @@ def _same_dtype(name, a, b, what="vectors"):
         raise RuntimeError(f"{name} : expected both {what} to have same dtype, but found {a.dtype.c_name} and {b.dtype.c_name}")
 
 
-@declare("dot", "inner", method=True, out=True)
+@declare("dot", method=True, out=True)
 def dot(input, other):
     _tensor_input("dot", input)
     if input.ndim != 1 or other.ndim != 1:
@@ -34,8 +34,6 @@ def dot(input, other):
             f"the same number of elements, but got {input.shape[0]} and {other.shape[0]} elements respectively")
     return apply(L.dot, (input, other))
 
-
-inner = dot
 
 
 @declare("mv", method=True, out=True)

@@ -17,6 +17,7 @@ from .._ops import views as V
 from .._tensor import Tensor, apply, _wrap_dim
 from . import shape as S
 from .conversion import clone
+from .elementwise import mul
 from .matmul import mm
 from .operands import _tensor_input
 from .reduction import sum as _sum
@@ -275,6 +276,12 @@ def tensordot(a, b, dims=2):
     dims_a = [_wrap_dim(d, a.ndim) for d in dims_a]
     dims_b = [_wrap_dim(d, b.ndim) for d in dims_b]
     for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db] and 1 in (a.shape[da], b.shape[db]):
+            # a size-1 dimension broadcasts: the other tensor is summed over its dimension first
+            if a.shape[da] == 1:
+                b = _sum(b, db, keepdim=True)
+            else:
+                a = _sum(a, da, keepdim=True)
         if a.shape[da] != b.shape[db]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} "
                                f"and second has size {b.shape[db]} in dim {db}")
@@ -285,6 +292,17 @@ def tensordot(a, b, dims=2):
     right = S.reshape(S.permute(b, *(dims_b + free_b)), k, _math.prod(b.shape[d] for d in free_b))
     shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
     return S.view(mm(left, right), shape)
+
+
+@declare("inner", method=True, out=True)
+def inner(input, other):
+    """The sums of products over the last dimensions (a product with a 0-d operand)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
 
 
 @declare("kron", method=True, out=True)

@@ -209,13 +209,11 @@ def any(input, dim=None, keepdim=False):
     return apply(R.any_, (input,), (_dims(dim, input.ndim), keepdim))
 
 
-@declare("norm", method=True, out=True, numpy_names=False)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """The vector norm over all elements or ``dim`` (``"fro"`` is the 2-norm)."""
+    """The vector norm over all elements or ``dim`` (``"fro"`` is the 2-norm); ``torch.norm``
+    (``_api/linalg.py``) adds the nuclear norm."""
     if p == "fro" or p is None:
         p = 2
-    if p == "nuc":
-        raise NotImplementedError("nuclear norm is provided by linalg.matrix_norm")
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
     if d.kind < _dtype.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {d.c_name}")

@@ -116,7 +116,10 @@ def squeeze(input, dim=None):
         return apply(V.squeeze, (input,))
     if isinstance(dim, (tuple, list)):
         dims = tuple(_wrap_dim(d, input.ndim) for d in dim)
-        dims = tuple(d for d in dims if input.shape[d] == 1)
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims = tuple(d for d in dims if input.ndim and input.shape[d] == 1)
         return apply(V.squeeze_dims, (input,), (dims,))
     d = _wrap_dim(dim, input.ndim)
     dims = (d,) if input.ndim and input.shape[d] == 1 else ()
@@ -241,6 +244,10 @@ def _slice(input, dim, start, stop, step):
 
 @declare("narrow", method=True)
 def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if isinstance(start, Tensor):

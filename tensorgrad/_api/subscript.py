@@ -305,6 +305,7 @@ def _check_number_fits(input, value):
     complex_value = isinstance(value, complex) or isinstance(value, Tensor) and value.dtype.kind == _dtype.COMPLEX
     if complex_value and input.dtype.name in _OVERFLOW_TYPE:
         raise RuntimeError(f"value cannot be converted to type {_OVERFLOW_TYPE[input.dtype.name]} without overflow")
+    _dtype.check_fits(value, input.dtype)
 
 
 @declare("masked_fill", method=True)

@@ -111,7 +111,7 @@ def squeeze_dims(x, *, dims):
 
 @op("transpose", is_view=True, saves="none")
 def transpose(x, *, dim0, dim1):
-    return jnp.swapaxes(x, dim0, dim1)
+    return x if x.ndim == 0 else jnp.swapaxes(x, dim0, dim1)
 
 
 @op("t", grad_fn="TBackward0", is_view=True, saves="none")
