@@ -2,6 +2,8 @@
 ``__jax_array__``, DLPack with NumPy and PyTorch, and ``call_jax`` as a differentiable op.
 """
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -162,3 +164,30 @@ def test_ops_with_index_checks_run_under_jax_jit_and_grad():
 def test_host_sized_ops_say_they_cannot_run_under_jit(fn):
     with pytest.raises(RuntimeError, match="cannot be computed inside jax.jit"):
         jax.jit(lambda x: fn(tg.from_jax(x)).jax())(jax.numpy.ones(3))
+
+
+# --------------------------------------------------------------------------------------------
+# NumPy's functions of a tensor, and jax.grad's output
+
+def test_numpy_functions_of_a_tensor_give_tensors_as_in_pytorch():
+    from oracle import torch
+    if torch is None:
+        pytest.skip("PyTorch (the oracle) is not installed")
+    calls = [lambda m: np.exp(m.tensor([1., 2.])), lambda m: np.greater(m.tensor([1., 2.]), 1),
+             lambda m: np.add(m.tensor([1., 2.]), 1), lambda m: np.sqrt(m.tensor(4.)),
+             lambda m: np.exp(m.tensor([1])), lambda m: np.maximum(m.tensor([1., 2.]), 1.5),
+             lambda m: np.float32(2) * m.tensor([1., 2.])]
+    for call in calls:
+        ours = call(tg)
+        with warnings.catch_warnings():                 # NumPy 2 warns about PyTorch's __array_wrap__
+            warnings.simplefilter("ignore", DeprecationWarning)
+            theirs = call(torch)
+        assert type(ours) is tg.Tensor and repr(ours) == repr(theirs)
+
+
+def test_jax_grad_takes_a_function_returning_a_jax_scalar():
+    x = tg.tensor([1., 2.])
+    g = jax.grad(lambda t: (t ** 2).sum().jax())(x)
+    assert isinstance(g, tg.Tensor) and g.tolist() == [2., 4.]
+    with pytest.raises((TypeError, ValueError)):        # JAX refuses a Tensor as a gradient's output
+        jax.grad(lambda t: (t ** 2).sum())(x)

@@ -405,6 +405,14 @@ class Tensor:
         arr = np.asarray(self._data)
         return arr if dtype is None else arr.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy's functions of a tensor give a tensor, as in PyTorch (``np.exp(t)``; a boolean
+        result as uint8, as PyTorch wraps it)."""
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _wrap(jax.device_put(array))
+
     def __jax_array__(self):
         return self._data
 
