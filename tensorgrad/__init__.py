@@ -24,7 +24,20 @@ from ._dtype import (
     public_promote_types as promote_types,
     can_cast as can_cast,
 )
-from ._device import device as device
+from ._device import (
+    device as device, set_default_device as set_default_device, get_default_device as get_default_device,
+)
+from ._runtime import (
+    get_num_threads as get_num_threads, set_num_threads as set_num_threads,
+    get_num_interop_threads as get_num_interop_threads, set_num_interop_threads as set_num_interop_threads,
+    get_float32_matmul_precision as get_float32_matmul_precision,
+    set_float32_matmul_precision as set_float32_matmul_precision,
+    use_deterministic_algorithms as use_deterministic_algorithms,
+    are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled,
+)
+from . import version as version
+from .version import __version__ as __version__
 from ._memory_format import (
     memory_format as memory_format, preserve_format as preserve_format, contiguous_format as contiguous_format,
     channels_last as channels_last, channels_last_3d as channels_last_3d,
@@ -52,6 +65,10 @@ from . import func as func
 from . import testing as testing
 from . import nn as nn
 from . import special as special
+from . import cuda as cuda
+from . import mps as mps
+from . import accelerator as accelerator
+from . import backends as backends
 from . import optim as optim
 from . import utils as utils
 from .serialization import save as save, load as load

@@ -1,5 +1,9 @@
-"""Device objects printing as PyTorch's (``device(type='cpu')``), mapped onto JAX devices, and
-arrays made on the host without compiling anything.
+"""Device objects printing as PyTorch's (``device(type='cpu')``), mapped onto JAX devices; the
+default device of factories (``set_default_device``, ``with device(...)``) and the current CUDA
+device; and arrays made on the host without compiling anything.
+
+``cuda`` is JAX's GPU backend. Where JAX has none, tensorgrad answers as a PyTorch built without
+CUDA does (``AssertionError: Torch not compiled with CUDA enabled``).
 
 A JAX operation run outside a trace compiles a program for each new shape (``jnp.asarray`` of a
 numpy array, ``jnp.zeros``: about 20 ms each), which JAX then keeps for the process's life, so a
@@ -11,6 +15,7 @@ step), the ``jnp`` operations are used, as they stage into the program.
 """
 
 import math
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +35,12 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool) and index is None:
+            # as PyTorch: a bare index names the accelerator's device
+            if not gpus():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            self.type, self.index = "cuda", type
             return
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
@@ -60,19 +71,132 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        """``with device('cuda'):`` makes factories called without ``device=`` place their
+        tensors here, in this thread, until the block ends."""
+        check_default(self)
+        _THREAD.stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _THREAD.stack.pop()
+        return False
+
     def jax_device(self):
-        """The JAX device this names (raises RuntimeError when there is none)."""
-        backend = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}.get(self.type)
-        try:
-            devs = jax.devices(backend)
-        except RuntimeError:
-            devs = []
+        """The JAX device this names (raises as PyTorch does when there is none)."""
+        if self.type == "cuda":
+            devs = gpus()
+            if not devs:
+                raise AssertionError(NO_CUDA)
+            index = current_cuda_index() if self.index is None else self.index
+        elif self.type in ("meta", "mps"):
+            raise NotImplementedError(f"tensorgrad has no {self.type} device: its tensors live on the devices JAX sees "
+                                      f"({jax.devices()})")
+        else:
+            devs = _devices(self.type)
+            index = self.index or 0
         if not devs:
             raise RuntimeError(f"Found no {self.type.upper()} device: tensorgrad runs on the devices JAX sees ({jax.devices()})")
-        return devs[self.index or 0]
+        return devs[index]
 
 
 CPU = device("cpu")
+NO_CUDA = "Torch not compiled with CUDA enabled"
+
+
+def _devices(backend):
+    try:
+        return jax.devices(backend)
+    except RuntimeError:  # JAX raises when it has no such backend
+        return []
+
+
+def gpus():
+    """JAX's GPU devices (an empty list where it has none)."""
+    return _devices("gpu")
+
+
+class _Thread(threading.local):
+    """Per thread, as in PyTorch: the ``with device(...)`` blocks, the default device, the
+    current CUDA device."""
+
+    def __init__(self):
+        self.stack = []
+        self.default = None
+        self.cuda_index = 0
+
+
+_THREAD = _Thread()
+
+
+def check_default(dev):
+    """Refuse a default device tensorgrad cannot place tensors on."""
+    if dev.type == "meta":
+        raise NotImplementedError("tensorgrad has no meta device (tensors without data), so it cannot be the "
+                                  "default device")
+
+
+def set_default_device(device):
+    """Make factories called without ``device=`` place their tensors on ``device`` (None: undo).
+
+    As in PyTorch the setting belongs to the calling thread.
+
+    >>> import tensorgrad
+    >>> tensorgrad.set_default_device("cpu")
+    >>> tensorgrad.zeros(1).device
+    device(type='cpu')
+    >>> tensorgrad.set_default_device(None)
+    """
+    if device is not None:
+        device = to_device_like_torch(device)
+        check_default(device)
+    _THREAD.default = device
+
+
+def to_device_like_torch(obj):
+    """``torch.device(obj)``: a device, a device string, or an index of the accelerator."""
+    return obj if isinstance(obj, device) else device(obj)
+
+
+def default_device():
+    """The device factories use when given none, or None (JAX's default device)."""
+    if _THREAD.stack:
+        return _THREAD.stack[-1]
+    return _THREAD.default
+
+
+def get_default_device():
+    """The device factories place tensors on when given none (with its index for ``cuda``).
+
+    With none set, that is JAX's default device: the first GPU where JAX has one.
+
+    >>> import tensorgrad
+    >>> with tensorgrad.device("cpu"):
+    ...     tensorgrad.get_default_device()
+    device(type='cpu')
+    """
+    dev = default_device()
+    if dev is None:
+        return of_array(jax.device_put(np.zeros(0, np.float32)))
+    if dev.index is not None:
+        return dev
+    if dev.type == "cuda":
+        dev.jax_device()  # raises where there is no GPU, as PyTorch does
+        return device("cuda", current_cuda_index())
+    if dev.type == "mps":
+        raise RuntimeError("PyTorch is not linked with support for mps devices")
+    return dev
+
+
+def current_cuda_index():
+    return _THREAD.cuda_index
+
+
+def set_cuda_index(index):
+    """Make ``index`` the current CUDA device of this thread; returns the previous one."""
+    previous = _THREAD.cuda_index
+    _THREAD.cuda_index = index
+    return previous
 
 
 def of_array(arr):
@@ -92,6 +216,13 @@ def to_device(obj):
     if isinstance(obj, int):
         return device("cuda", obj)
     return device(obj)
+
+
+def factory_device(obj):
+    """The device a factory given ``device=obj`` places its tensor on (None: JAX's default)."""
+    if obj is None:
+        return default_device()
+    return to_device(obj)
 
 
 # Fills up to this many elements are built on the host and transferred (4 MB of float32); larger

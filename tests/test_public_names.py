@@ -19,7 +19,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PINNED = pathlib.Path(__file__).with_name("public_names.txt")
 NAMESPACES = ("tensorgrad", "tensorgrad.Tensor", "tensorgrad.nn", "tensorgrad.nn.functional", "tensorgrad.linalg",
-              "tensorgrad.special")
+              "tensorgrad.special", "tensorgrad.cuda", "tensorgrad.accelerator", "tensorgrad.mps", "tensorgrad.backends",
+              "tensorgrad.backends.cuda", "tensorgrad.backends.cudnn")
 HEADER = """\
 # The public names of tensorgrad's namespaces, one per line under ``[namespace]``.
 # tests/test_public_names.py fails on any name added or removed; after a deliberate change run

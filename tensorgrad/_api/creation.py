@@ -9,7 +9,8 @@ import jax
 import numpy as np
 
 from .. import _dtype
-from .._device import eye as _eye, filled, from_host, to_device
+from .._cache import tracing
+from .._device import CPU, eye as _eye, factory_device, filled, from_host, of_array
 from .._tensor import Size, Tensor, _wrap
 from .surface import declare
 
@@ -25,8 +26,8 @@ def _finish(array, dtype=None, device=None, requires_grad=False):
             array = array.astype(dtype.np)
     if requires_grad and _dtype.FROM_NP[array.dtype].kind < _dtype.FLOAT:
         raise RuntimeError(REQUIRES_GRAD_DTYPE)
-    device = to_device(device)
-    if device is not None and device.type != "cpu":
+    device = factory_device(device)
+    if device is not None and device != (CPU if tracing() else of_array(array)):
         array = jax.device_put(array, device.jax_device())
     return _wrap(array, requires_grad)
 
