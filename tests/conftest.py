@@ -8,7 +8,14 @@ Tests marked ``long`` (the fuzzer's long profile, the soak runs) are skipped in 
 ``python -m pytest --long -m long -s`` runs just them.
 """
 
+import os
+
 import pytest
+
+# The suite runs without the compilation cache on disk (its worker processes would share one
+# folder, and a warm cache would hide compile costs); tests/test_caches.py checks the cache in
+# fresh processes with folders of their own.
+os.environ.setdefault("TENSORGRAD_COMPILATION_CACHE", "0")
 
 collect_ignore = ["seeds"]
 

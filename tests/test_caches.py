@@ -359,3 +359,71 @@ def test_jax_tracing_caches_are_emptied_every_so_many_traces_without_torch():
     assert _cache._SWEEP["sweeps"] > sweeps
     assert float(x[0]) == 3.0
     assert callable(util.clear_all_caches)      # the JAX internal the sweep uses (a new JAX may move it)
+
+
+# ---------------------------------------------------------------------- the compilation cache on disk
+
+_DISK_SCRIPT = """
+import warnings
+warnings.simplefilter("default")
+import tensorgrad as tg
+from tensorgrad import _cache
+x = tg.linspace(-1, 1, 12).reshape(3, 4).requires_grad_()
+(x.sin() * x).sum().backward()
+print(_cache.disk_cache_dir(), round(float(x.grad.sum()), 5))
+"""
+
+
+def _disk_run(tmp_path, **env):
+    full = {k: v for k, v in os.environ.items() if k not in ("TENSORGRAD_COMPILATION_CACHE", "JAX_COMPILATION_CACHE_DIR")}
+    full.update(env)
+    full["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return subprocess.run([sys.executable, "-c", _DISK_SCRIPT], env=full, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _entries(folder):
+    return sorted(p.name for p in folder.iterdir() if not p.name.endswith("-atime") and not p.name.startswith("."))
+
+
+def test_compiled_programs_are_kept_on_disk_and_reused_without_torch(tmp_path):
+    folder = tmp_path / "xla"
+    first = _disk_run(tmp_path, TENSORGRAD_COMPILATION_CACHE=str(folder))
+    assert first.returncode == 0, first.stderr
+    dirname, value = first.stdout.split()
+    assert dirname == str(folder)
+    kept = _entries(folder)
+    assert len(kept) >= 3               # the forward kernels and the backward's
+    second = _disk_run(tmp_path, TENSORGRAD_COMPILATION_CACHE=str(folder))
+    assert second.returncode == 0 and second.stdout == first.stdout
+    assert _entries(folder) == kept     # every program was read back, none compiled and written again
+    for name in kept:                   # a corrupt entry is compiled again, never a crash
+        (folder / name).write_bytes(b"not a program")
+    third = _disk_run(tmp_path, TENSORGRAD_COMPILATION_CACHE=str(folder))
+    assert third.returncode == 0, third.stderr
+    assert third.stdout == first.stdout
+
+
+def test_the_disk_cache_turns_off_and_respects_jaxs_own_setting_without_torch(tmp_path):
+    off = _disk_run(tmp_path, TENSORGRAD_COMPILATION_CACHE="0")
+    assert off.returncode == 0 and off.stdout.split()[0] == "None"
+    own = _disk_run(tmp_path, TENSORGRAD_COMPILATION_CACHE=str(tmp_path / "ours"),
+                    JAX_COMPILATION_CACHE_DIR=str(tmp_path / "theirs"))
+    assert own.returncode == 0 and own.stdout.split()[0] == str(tmp_path / "theirs")
+    assert not (tmp_path / "ours").exists()
+
+
+def test_an_unwritable_cache_folder_warns_once_and_runs_uncached_without_torch(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the folder would go")
+    out = _disk_run(tmp_path, TENSORGRAD_COMPILATION_CACHE=str(blocker / "xla"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "None"
+    assert out.stderr.count("RuntimeWarning") == 1 and "cannot be written" in out.stderr
+
+
+def test_the_default_cache_folder_is_the_users_cache_without_torch(tmp_path):
+    out = _disk_run(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == str(tmp_path / "cache" / "tensorgrad" / "xla")
+    assert _entries(tmp_path / "cache" / "tensorgrad" / "xla")
