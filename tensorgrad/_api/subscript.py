@@ -348,6 +348,10 @@ def _index_put(input, indices, value, accumulate):
         _check_number_fits(input, value)
         if value.ndim:
             value = reshape(value, ())
+        start = next(i for i, part in enumerate(indices) if part is mask)
+        full = all(part == slice(None) for part in indices if part is not mask)
+        if full and mask.ndim and tuple(mask.shape) == tuple(input.shape[start:start + mask.ndim]):
+            return apply(IX.index_put_mask, (input, mask, value), (start,))
     elif value.dtype is not input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
                            f"for the destination and {value.dtype.c_name} for the source.")
