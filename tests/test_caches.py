@@ -427,3 +427,21 @@ def test_the_default_cache_folder_is_the_users_cache_without_torch(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == str(tmp_path / "cache" / "tensorgrad" / "xla")
     assert _entries(tmp_path / "cache" / "tensorgrad" / "xla")
+
+
+def test_mask_writes_compile_once_whatever_the_count_of_trues_without_torch():
+    """``g[x < 0] = 0`` is PyTorch's masked_fill dispatch of index_put: one ``where`` program for
+    every mask, not a program per number of true elements."""
+    g = tg.zeros(64, 100)
+    rng = np.random.default_rng(0)
+    traces = []
+    for _ in range(4):
+        x = tg.tensor(rng.normal(size=(64, 100)).astype(np.float32))
+        before = _cache.stats()["kernels"]["traces"]
+        g[x < 0] = 1.5
+        traces.append(_cache.stats()["kernels"]["traces"] - before)
+        assert (g[x < 0] == 1.5).all()
+    assert traces[1:] == [0, 0, 0], traces
+    h = tg.zeros(4, 3, requires_grad=True).clone()
+    h[:, tg.tensor([True, False, True])] = tg.tensor(2.0)
+    assert type(h.grad_fn).__name__ == "IndexPutBackward0" and h.tolist() == [[2.0, 0.0, 2.0]] * 4

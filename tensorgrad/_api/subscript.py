@@ -348,11 +348,16 @@ def _index_put(input, indices, value, accumulate):
         _check_number_fits(input, value)
         if value.ndim:
             value = reshape(value, ())
+        start = next(i for i, part in enumerate(indices) if part is mask)
+        full = all(part == slice(None) for part in indices if part is not mask)
+        if full and mask.ndim and tuple(mask.shape) == tuple(input.shape[start:start + mask.ndim]):
+            return apply(IX.index_put_mask, (input, mask, value), (start,))
     elif value.dtype is not input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
                            f"for the destination and {value.dtype.c_name} for the source.")
     spec, arrays = _index_arrays(input, indices)
-    target_shape = jnp.zeros(input._data.shape, bool)[IX._build_key(spec, arrays)].shape
+    shape = input._data.shape          # the written region's shape, traced abstractly (compiles nothing)
+    target_shape = jax.eval_shape(lambda a: jnp.zeros(shape, bool)[IX._build_key(spec, a)], arrays).shape
     _broadcast_check(value, target_shape)
     return apply(IX.index_put, (input, arrays, value), (spec, accumulate))
 

@@ -272,6 +272,14 @@ def index_put(x, indices, value, *, spec, accumulate):
     return _put(x, indices, value, spec)
 
 
+@op("index_put_mask", grad_fn="IndexPutBackward0", no_slot=(1,), saves={"mask": "any"})
+def index_put_mask(x, mask, value, *, start):
+    """``index_put`` of one value where a boolean mask over dims ``start, ...`` holds (PyTorch's
+    dispatch to masked_fill): a ``where``, so one program whatever the mask's count of trues."""
+    m = mask.reshape((1,) * start + mask.shape + (1,) * (x.ndim - start - mask.ndim))
+    return jnp.where(m, jnp.asarray(value, x.dtype), x)
+
+
 @functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
 def _put(x, indices, value, spec):
     return x.at[_build_key(spec, indices)].set(value)
