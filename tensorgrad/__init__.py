@@ -62,6 +62,7 @@ from .autograd.anomaly_mode import (
 )
 from ._bridge import call_jax as call_jax, from_jax as from_jax, from_dlpack as from_dlpack
 from . import func as func
+from .func import vmap as vmap
 from . import testing as testing
 from . import nn as nn
 from . import special as special

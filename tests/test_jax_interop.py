@@ -191,3 +191,29 @@ def test_jax_grad_takes_a_function_returning_a_jax_scalar():
     assert isinstance(g, tg.Tensor) and g.tolist() == [2., 4.]
     with pytest.raises((TypeError, ValueError)):        # JAX refuses a Tensor as a gradient's output
         jax.grad(lambda t: (t ** 2).sum())(x)
+
+
+def test_utils_dlpack_round_trips_with_pytorch():
+    from oracle import torch
+    if torch is None:
+        pytest.skip("PyTorch (the oracle) is not installed")
+    from tensorgrad.utils import dlpack
+    t = tg.arange(3.)
+    assert dlpack.from_dlpack(dlpack.to_dlpack(t)).tolist() == [0., 1., 2.]
+    assert dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(torch.arange(4.))).tolist() == [0., 1., 2., 3.]
+    assert torch.utils.dlpack.from_dlpack(dlpack.to_dlpack(t)).tolist() == [0., 1., 2.]
+    assert dlpack.from_dlpack(np.arange(2)).dtype == tg.int64
+    capsule = dlpack.to_dlpack(t)
+    dlpack.from_dlpack(capsule)
+    for bad in (capsule, 3):            # a consumed capsule, not a capsule: PyTorch's error type
+        with pytest.raises(RuntimeError, match="from_dlpack received an invalid capsule"):
+            dlpack.from_dlpack(bad)
+        with pytest.raises(RuntimeError, match="from_dlpack received an invalid capsule"):
+            torch.utils.dlpack.from_dlpack(bad)
+    with pytest.raises(TypeError):
+        dlpack.to_dlpack(np.ones(2))
+
+
+def test_top_level_vmap_is_func_vmap_without_torch():
+    assert tg.vmap is tg.func.vmap
+    assert tg.vmap(lambda x: x.sum())(tg.ones(2, 3)).tolist() == [3., 3.]

@@ -2,3 +2,4 @@
 
 from . import hooks as hooks
 from . import data as data
+from . import dlpack as dlpack
