@@ -1956,5 +1956,18 @@ def _breadth_test_rows():
 
 
 OPS = OPS + _breadth_test_rows()
+
+
+def _family_rows():
+    """The rows of every module in ``tests/op_rows/``, in module-name order."""
+    import importlib
+    import pkgutil
+
+    import op_rows
+    return [row for info in sorted(pkgutil.iter_modules(op_rows.__path__), key=lambda i: i.name)
+            for row in importlib.import_module(f"op_rows.{info.name}").ROWS]
+
+
+OPS = OPS + _family_rows()
 BY_NAME = {row.name: row for row in OPS}
 assert len(BY_NAME) == len(OPS), "row names must be unique"

@@ -222,3 +222,58 @@ def sweep(entries, samples_per_op=None):
         for index, sample in enumerate(samples[:samples_per_op]):
             outcomes.append(run_sample(info, fn, is_method, index, sample))
     return outcomes
+
+
+def run_error_input(info, fn, is_method, index, error_input):
+    """One of the OpInfo's ``error_inputs``: ``ok`` when tensorgrad raises PyTorch's exception
+    type (or a subclass), ``wrong type`` or ``accepted`` otherwise; ``skipped`` when the input has
+    no tensorgrad twin or PyTorch itself does not raise as the OpInfo says."""
+    sample = error_input.sample_input
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            args = [sample.input, *sample.args]
+            ours_args, ours_kwargs = convert(args), convert(sample.kwargs)
+        except Unconvertible as e:
+            return Outcome(label(info), index, "skipped", str(e))
+        try:
+            call(info.op, False, args, sample.kwargs)
+        except error_input.error_type:
+            pass
+        except Exception as e:  # noqa: BLE001 - PyTorch raises something else: says nothing
+            return Outcome(label(info), index, "skipped", f"PyTorch raises {type(e).__name__}")
+        else:
+            return Outcome(label(info), index, "skipped", "PyTorch does not raise")
+        try:
+            call(fn, is_method, ours_args, ours_kwargs)
+        except error_input.error_type:
+            return Outcome(label(info), index, "ok")
+        except Exception as e:  # noqa: BLE001 - compared below
+            return Outcome(label(info), index, "wrong type",
+                           f"{type(e).__name__}: {str(e)[:100]} where PyTorch raises {error_input.error_type.__name__}")
+        return Outcome(label(info), index, "accepted", f"PyTorch raises {error_input.error_type.__name__}")
+
+
+def error_sweep(entries):
+    """Every ``error_inputs`` entry of the OpInfos that have them; the outcomes."""
+    outcomes = []
+    for info, fn, is_method in entries:
+        if info.error_inputs_func is None:
+            continue
+        try:
+            errors = list(info.error_inputs("cpu"))
+        except Exception as e:  # noqa: BLE001 - an OpInfo whose error inputs cannot be made here
+            outcomes.append(Outcome(label(info), -1, "skipped", f"error inputs: {type(e).__name__}"))
+            continue
+        for index, error_input in enumerate(errors):
+            outcomes.append(run_error_input(info, fn, is_method, index, error_input))
+    return outcomes
+
+
+def cpu_ops():
+    """op_db's ops (by name) that PyTorch's CPU build supports for some dtype, with their OpInfos."""
+    ops = {}
+    for info in op_db:
+        if info.supported_dtypes("cpu"):
+            ops.setdefault(info.name, []).append(info)
+    return ops
