@@ -74,7 +74,6 @@ class device:
     def __enter__(self):
         """``with device('cuda'):`` makes factories called without ``device=`` place their
         tensors here, in this thread, until the block ends."""
-        check_default(self)
         _THREAD.stack.append(self)
         return self
 
@@ -129,13 +128,6 @@ class _Thread(threading.local):
 _THREAD = _Thread()
 
 
-def check_default(dev):
-    """Refuse a default device tensorgrad cannot place tensors on."""
-    if dev.type == "meta":
-        raise NotImplementedError("tensorgrad has no meta device (tensors without data), so it cannot be the "
-                                  "default device")
-
-
 def set_default_device(device):
     """Make factories called without ``device=`` place their tensors on ``device`` (None: undo).
 
@@ -149,7 +141,6 @@ def set_default_device(device):
     """
     if device is not None:
         device = to_device_like_torch(device)
-        check_default(device)
     _THREAD.default = device
 
 
@@ -199,8 +190,13 @@ def set_cuda_index(index):
     return previous
 
 
+META = device("meta")
+
+
 def of_array(arr):
-    """The tensorgrad device of a jax array."""
+    """The tensorgrad device of a jax array (meta for a shape without data)."""
+    if type(arr) is jax.ShapeDtypeStruct:
+        return META
     try:
         d = next(iter(arr.devices()))
     except (AttributeError, StopIteration):

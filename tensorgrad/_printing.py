@@ -242,3 +242,12 @@ def format_tensor(values, *, dtype_name, default_float_name="float32", suffixes=
         body = _format_nested(values, len(_PREFIX), summarize, fmt)
     extra = _size_and_dtype_suffixes(values.shape, empty, dtype_name, default_float_name)
     return _append_suffixes(_PREFIX + body, extra + list(suffixes))
+
+
+def format_meta(shape, *, dtype_name, default_float_name="float32", suffixes=()):
+    """Return ``repr(t)`` of a meta tensor (no values): ``tensor(..., device='meta', size=(2, 3))``,
+    the dtype named unless it is the default float one."""
+    extra = ["device='meta'", f"size={tuple(shape)}"]
+    if dtype_name != default_float_name:
+        extra.append(f"dtype=torch.{dtype_name}")
+    return _append_suffixes(_PREFIX + "...", extra + list(suffixes))

@@ -22,7 +22,11 @@ SCRIPT = textwrap.dedent("""
     from torch import autograd
 
     print(__name__, sys.argv[1:])
-    x = torch.linspace(-1, 1, 32).reshape(16, 2)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    with torch.device("meta"):
+        sketch = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 2))
+    print(sketch(torch.empty(5, 2, device="meta")), sum(p.numel() for p in sketch.parameters()))
+    x = torch.linspace(-1, 1, 32).reshape(16, 2).to(device)
     y = (x[:, :1] * 3 - x[:, 1:] * 2 > 0).long().squeeze(1)
     model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 2))
     with torch.no_grad():

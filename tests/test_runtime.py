@@ -226,20 +226,6 @@ finally:
 """)
 
 
-def test_meta_default_device_is_refused_without_torch():
-    tg.set_default_device("cpu:0")
-    try:
-        with pytest.raises(NotImplementedError, match="meta"):
-            tg.set_default_device("meta")
-        assert tg.get_default_device() == tg.device("cpu", 0)   # unchanged
-        with pytest.raises(NotImplementedError, match="meta"):
-            with tg.device("meta"):
-                pass
-        assert tg.get_default_device() == tg.device("cpu", 0)
-    finally:
-        tg.set_default_device(None)
-
-
 def test_default_device_is_per_thread_without_torch():
     seen = []
     with tg.device("cpu:0"):

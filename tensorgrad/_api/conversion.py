@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from .. import _dtype
 from .._device import device as device_cls, to_device
+from .._meta import is_meta, struct
 from .._ops import elementwise as E
 from .._ops import views as V
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
@@ -87,10 +88,22 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, me
     if device is not None:
         device = to_device(device)
         if device != input.device:
-            moved = jax.device_put(out._data, device.jax_device())
+            moved = _moved(out._data, device)
             out = _finish(moved, None, None, False) if out is input else out
             out._cell.value = moved
     return out
+
+
+NO_DATA = "Cannot copy out of meta tensor; no data!"
+
+
+def _moved(array, device):
+    """``array`` on ``device``: to the meta device, its shape and dtype; out of it, PyTorch's error."""
+    if is_meta(array):
+        raise NotImplementedError(NO_DATA)
+    if device.type == "meta":
+        return struct(array.shape, array.dtype)
+    return jax.device_put(array, device.jax_device())
 
 
 _TYPE_NAMES = {"torch." + d.legacy: d for d in _dtype.ALL}
@@ -139,6 +152,10 @@ def copy_(input, src, non_blocking=False):
         ok = False
     if not ok:
         raise RuntimeError(_size_mismatch(shape, tuple(val.shape)))
+    if input.is_meta != val.is_meta:
+        if val.is_meta:
+            raise NotImplementedError(NO_DATA)
+        val = to(val, device="meta")        # into a meta tensor, as PyTorch: only the shape counts
     return commit_inplace(input, apply(V.copy_from, (input, val)))
 
 

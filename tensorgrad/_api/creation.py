@@ -2,6 +2,7 @@
 eye, arange, linspace), the triangle index lists and the ``Tensor.new_*`` constructors.
 """
 
+import functools
 import math
 import warnings
 
@@ -10,7 +11,8 @@ import numpy as np
 
 from .. import _dtype
 from .._cache import tracing
-from .._device import CPU, eye as _eye, factory_device, filled, from_host, of_array
+from .._meta import struct
+from .._device import CPU, default_device, eye as _eye, factory_device, filled, from_host, of_array
 from .._tensor import Size, Tensor, _wrap
 from .surface import declare
 
@@ -30,6 +32,34 @@ def _finish(array, dtype=None, device=None, requires_grad=False):
     if device is not None and device != (CPU if tracing() else of_array(array)):
         array = jax.device_put(array, device.jax_device())
     return _wrap(array, requires_grad)
+
+
+# functions ``keep(generator)`` that save what a factory may change while it runs (the random
+# generators' keys) and return a function putting it back: a factory on the meta device draws
+# nothing (registered by ``_api/random.py``)
+KEEP_ON_META = []
+
+
+def on_meta(fn):
+    """The factory ``fn``, evaluated for shape and dtype only (nothing allocated, no random key
+    taken) when its device (``device=``, or the default device) is meta."""
+    @functools.wraps(fn)
+    def factory(*args, **kwargs):
+        device = kwargs.get("device")
+        if device is None and default_device() is None:
+            return fn(*args, **kwargs)
+        dev = factory_device(device)
+        if dev is None or dev.type != "meta":
+            return fn(*args, **kwargs)
+        kwargs["device"] = "cpu"
+        restores = [keep(kwargs.get("generator")) for keep in KEEP_ON_META]
+        try:
+            shape = jax.eval_shape(lambda: fn(*args, **kwargs)._data)
+        finally:
+            for restore in restores:
+                restore()
+        return _wrap(struct(shape.shape, shape.dtype), kwargs.get("requires_grad", False))
+    return factory
 
 
 def _size_keyword(name, kw):
@@ -141,6 +171,7 @@ def as_array(data, dtype=None):
 
 
 @declare("tensor")
+@on_meta
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays)."""
     if isinstance(data, Tensor):
@@ -233,22 +264,26 @@ def _filled(fill, size, dtype, device, requires_grad, kw_size=None, name="zeros"
 
 
 @declare("zeros", out=True, factory=True)
+@on_meta
 def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
     return _filled(0, size, dtype, device, requires_grad, _size_keyword("zeros", kw))
 
 
 @declare("ones", out=True, factory=True)
+@on_meta
 def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
     return _filled(1, size, dtype, device, requires_grad, _size_keyword("ones", kw), "ones")
 
 
 @declare("empty", out=True, factory=True)
+@on_meta
 def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, **kw):
     return _filled(0, size, dtype, device, requires_grad, _size_keyword("empty", kw), "empty")
 
 
 @declare("full", out=True, factory=True)
+@on_meta
 def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
@@ -286,6 +321,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 @declare("eye", out=True, factory=True)
+@on_meta
 def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
@@ -339,6 +375,7 @@ def _arange_values(start, step, n, d):
 
 
 @declare("arange", out=True, factory=True)
+@on_meta
 def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``, as PyTorch's CPU kernel computes them."""
     start, end, step = _num(start), _num(end), _num(step)
@@ -376,6 +413,7 @@ def _linspace_values(start, end, steps, np_dtype):
 
 
 @declare("linspace", out=True, factory=True)
+@on_meta
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them: the first
     half counts up from ``start`` and the second half down from ``end`` (complex: per component;

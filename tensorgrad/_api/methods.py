@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _dtype
 from .. import _tensor
-from .._printing import format_tensor
+from .._meta import is_meta
+from .._printing import format_meta, format_tensor
 from .._tensor import Tensor
 from . import creation as C
 from . import comparison as CMP
@@ -26,7 +27,6 @@ from .surface import declare
 def tensor_repr(t):
     """PyTorch's repr of a tensor: values, then dtype and autograd suffixes."""
     arr = t._data
-    values = np.asarray(arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr)
     try:
         fn = t.grad_fn
         name = None if fn is None else type(fn).__name__
@@ -39,8 +39,14 @@ def tensor_repr(t):
         suffixes = ("requires_grad=True",)
     else:
         suffixes = ()
-    body = format_tensor(values, dtype_name=t.dtype.name, default_float_name=_dtype.get_default_dtype().name,
-                         suffixes=suffixes)
+    default_float_name = _dtype.get_default_dtype().name
+    if is_meta(arr):
+        body = format_meta(arr.shape, dtype_name=t.dtype.name, default_float_name=default_float_name,
+                           suffixes=suffixes)
+    else:
+        values = np.asarray(arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr)
+        body = format_tensor(values, dtype_name=t.dtype.name, default_float_name=default_float_name,
+                             suffixes=suffixes)
     if t._is_param:
         return "Parameter containing:\n" + body
     return body

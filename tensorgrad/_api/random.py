@@ -10,10 +10,11 @@ import numpy as np
 from .. import _dtype
 from .._cache import bounded_jit
 from .._device import to_device
+from .._meta import is_meta
 from .._ops.registry import OpDef
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
 from . import strides as _strides
-from .creation import parse_size, _finish, _size_keyword
+from .creation import KEEP_ON_META, on_meta, parse_size, _finish, _size_keyword
 from .surface import declare
 
 
@@ -98,6 +99,19 @@ def _key(generator):
     return (generator or default_generator).next_key()
 
 
+def _keep_keys(generator):
+    """Save the keys of the global generator and ``generator``; returns what puts them back."""
+    kept = [(g, g._state._data) for g in {default_generator, generator or default_generator}]
+
+    def restore():
+        for g, key in kept:
+            g._state._write(key)
+    return restore
+
+
+KEEP_ON_META.append(_keep_keys)
+
+
 # ---------------------------------------------------------------- samplers
 # Each draw runs as one kernel per shape and dtype, held in the bounded kernel cache (JAX's own
 # samplers, called outside a kernel, would compile a program per shape that lives forever). The
@@ -161,6 +175,7 @@ def _float_dtype(dtype):
 
 
 @declare("rand", out=True, factory=True)
+@on_meta
 def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     d = _float_dtype(dtype)
@@ -170,6 +185,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_g
 
 
 @declare("randn", out=True, factory=True)
+@on_meta
 def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     d = _float_dtype(dtype)
@@ -179,6 +195,7 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_
 
 
 @declare("randint", out=True, factory=True)
+@on_meta
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
             requires_grad=False):
     if size is None:
@@ -193,6 +210,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
 
 
 @declare("randperm", out=True, factory=True)
+@on_meta
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
     return _finish(_permutation(_key(generator), n, d.np), None, device, requires_grad)
@@ -250,6 +268,7 @@ def _check_probabilities(input, num_samples, replacement):
 
 
 @declare("normal", out=True, factory=True)
+@on_meta
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise tensor mean/std."""
@@ -286,10 +305,12 @@ def _sample(x, sample):
 _RANDOM_OPS = {}
 
 
-def _random_fill(self, sample, grad_fn):
-    """Write a random sample; with grad, the node (``UniformBackward0``, ...) gives zero gradient."""
+def _random_fill(self, draw, grad_fn):
+    """Write the sample ``draw()`` makes; with grad, the node (``UniformBackward0``, ...) gives zero
+    gradient. A meta tensor draws nothing (and, as in PyTorch, takes no key from the generator)."""
     check_inplace(self)
     _strides.check_no_internal_overlap(self)
+    sample = self._data if is_meta(self._data) else draw()
     op = _RANDOM_OPS.get(grad_fn)
     if op is None:
         op = _RANDOM_OPS[grad_fn] = OpDef(grad_fn, _sample, grad_fn, saves="none", scalar_slots=False)
@@ -298,26 +319,26 @@ def _random_fill(self, sample, grad_fn):
 
 @declare(method=("uniform_",))
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
-    return _random_fill(self, _uniform(_key(generator), self._data.shape, jnp.float64, self._data.dtype, a, b),
+    return _random_fill(self, lambda: _uniform(_key(generator), self._data.shape, jnp.float64, self._data.dtype, a, b),
                         "UniformBackward0")
 
 
 @declare(method=("normal_",))
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _check_std(std)
-    return _random_fill(self, _scaled_normal(_key(generator), self._data.shape, jnp.float64, mean, std,
+    return _random_fill(self, lambda: _scaled_normal(_key(generator), self._data.shape, jnp.float64, mean, std,
                                              self._data.dtype), "NormalBackward0")
 
 
 @declare(method=("bernoulli_",))
 def bernoulli_(self, p=0.5, *, generator=None):
-    return _random_fill(self, _bernoulli(_key(generator), self._data.shape, None, self._data.dtype, p),
+    return _random_fill(self, lambda: _bernoulli(_key(generator), self._data.shape, None, self._data.dtype, p),
                         "BernoulliBackward2")
 
 
 @declare(method=("exponential_",))
 def exponential_(self, lambd=1.0, *, generator=None):
-    return _random_fill(self, _exponential(_key(generator), self._data.shape, self._data.dtype, lambd),
+    return _random_fill(self, lambda: _exponential(_key(generator), self._data.shape, self._data.dtype, lambd),
                         "ExponentialBackward0")
 
 
@@ -327,4 +348,4 @@ def random_(self, low=0, high=None, *, generator=None):
     if high is None:
         low, high = 0, low
         grad_fn = "RandomBackward1"
-    return _random_fill(self, _randint(_key(generator), self._data.shape, self._data.dtype, low, high), grad_fn)
+    return _random_fill(self, lambda: _randint(_key(generator), self._data.shape, self._data.dtype, low, high), grad_fn)

@@ -25,6 +25,7 @@ import numpy as np
 
 
 from .._cache import bounded_jit
+from .._meta import call as meta_call
 from .._hooks import RemovableHandle
 
 _seq = itertools.count()
@@ -165,7 +166,7 @@ class OpNode(Node):
             results = gops.replay(self, grads)
         else:
             cts = grads[0] if self.avals is None else tuple(grads)
-            results = self.op.backward(self.cfg, self.mask)(self.primals, cts)
+            results = meta_call(self.op.backward(self.cfg, self.mask), (self.primals, cts))
         for pos, g in zip(self.edge_pos, results):
             out[pos] = g
         return out

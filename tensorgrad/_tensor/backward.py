@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype
 from .._autograd import engine
+from .._meta import is_meta
 from .._autograd.grad_mode import STATE
 from .._autograd.node import short_name
 from .._autograd.replay import backward_op, primal_dependence
@@ -223,6 +224,13 @@ def _ones(shape, dtype):
     return arr
 
 
+def _implicit_grad(array):
+    """The implicit gradient of a scalar output: one (a shape only for a meta output)."""
+    if is_meta(array):
+        return array
+    return _ones(array.shape, array.dtype)
+
+
 def make_roots(tensors, grad_tensors, create_graph):
     """Root edges and their gradients, with PyTorch's checks on both."""
     if isinstance(tensors, Tensor):
@@ -245,7 +253,7 @@ def make_roots(tensors, grad_tensors, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.kind == _dtype.COMPLEX:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
-            g = _ones(t._data.shape, t._data.dtype)
+            g = _implicit_grad(t._data)
             if create_graph:
                 g = _wrap(g)
         else:

@@ -15,6 +15,7 @@ import jax
 import numpy as np
 
 from .._cache import _SWEEP, SWEEP_EVERY, sweep_if_due
+from .._meta import abstract, has_meta, on_live
 from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
@@ -31,6 +32,16 @@ def _set_watching(flag):
 
 
 on_watching(_set_watching)
+
+_META = False           # a meta array exists in this process (kept by _meta.py)
+
+
+def _set_meta():
+    global _META
+    _META = True
+
+
+on_live(_set_meta)
 
 _NUMBER = (int, float, complex, np.number, np.bool_)
 
@@ -129,7 +140,10 @@ def apply(op, args, cfg=(), *, _view_result=True):
     if record and STATE.grad and op.differentiable and not STATE.inference:
         return _record(op, args, arrays, cfg, _view_result)
     try:
-        out = op.forward(cfg)(*arrays)
+        if _META and has_meta(arrays):
+            out = abstract(op.forward(cfg), arrays)     # the meta device: shapes only
+        else:
+            out = op.forward(cfg)(*arrays)
     except (TypeError, ValueError) as error:
         raise _broadcast_error(arrays, error) from None
     if STATE.functional and not STATE.grad:
@@ -229,7 +243,10 @@ def _record(op, args, arrays, cfg, view_result):
         saved, holds = _saved_by_spec(spec, args, mask)
         holds = holds or bool(op.saved_outputs) or op.saves == "unchecked"
     try:
-        out = op.forward(cfg)(*arrays)
+        if _META and has_meta(arrays):
+            out = abstract(op.forward(cfg), arrays)     # the meta device: shapes only
+        else:
+            out = op.forward(cfg)(*arrays)
     except (TypeError, ValueError) as error:
         raise _broadcast_error(arrays, error) from None
     multi = type(out) is tuple

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _dtype
 from .. import _device
+from .._meta import is_meta
 from .._autograd.grad_mode import STATE
 from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
@@ -170,6 +171,11 @@ class Tensor:
     @property
     def is_cuda(self):
         return self.device.type == "cuda"
+
+    @property
+    def is_meta(self):
+        """Whether this is a meta tensor (a shape and dtype without data)."""
+        return is_meta(self._data)
 
     def dim(self):
         return self._data.ndim
@@ -389,20 +395,25 @@ class Tensor:
         arr = self._data
         if STATE.vmap and isinstance(arr, jax.core.Tracer):
             raise RuntimeError(VMAP_ITEM)
+        if arr.size == 1:
+            _number(arr)
         if arr.size != 1:
             raise RuntimeError(f"a Tensor with {arr.size} elements cannot be converted to Scalar")
         return np.asarray(arr).reshape(()).item()
 
     def tolist(self):
-        return np.asarray(self._data).tolist()
+        return np.asarray(_host(self._data)).tolist()
 
     def numpy(self, *, force=False):
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return np.asarray(self._data)
+        if is_meta(self._data) and not force:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                            "host memory first.")
+        return np.asarray(_host(self._data))
 
     def __array__(self, dtype=None, copy=None):
-        arr = np.asarray(self._data)
+        arr = np.asarray(_host(self._data))
         return arr if dtype is None else arr.astype(dtype)
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
@@ -424,7 +435,7 @@ class Tensor:
         arr = self._data
         if arr.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return kind(np.asarray(arr).reshape(()).item())
+        return kind(np.asarray(_number(arr)).reshape(()).item())
 
     def __float__(self):
         if self.requires_grad:
@@ -442,7 +453,7 @@ class Tensor:
         if arr.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with {'no values' if arr.size == 0 else 'more than one value'} "
                                "is ambiguous")
-        return bool(np.asarray(arr).reshape(()).item())
+        return bool(np.asarray(_number(arr)).reshape(()).item())
 
     def __index__(self):
         if self.dtype.kind > _dtype.INT or self._data.size != 1:
@@ -527,6 +538,20 @@ VMAP_ITEM = (
     "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a "
     "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
     "inside PyTorch internals, please file a bug report.")
+
+
+def _number(array):
+    """``array``, one element, for a Python number; a meta tensor has none (PyTorch's error)."""
+    if is_meta(array):
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    return array
+
+
+def _host(array):
+    """``array`` for numpy; a meta tensor has no data to give (PyTorch's error)."""
+    if is_meta(array):
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    return array
 
 
 def _wrap(array, requires_grad=False):

@@ -102,6 +102,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
+    if tensor.is_meta:      # a shape without data: nothing to draw
+        return tensor
     sample = _truncated_normal(_key(generator), tuple(tensor.shape), float(mean), float(std), float(a), float(b))
     return _write(tensor, sample)
 
@@ -186,6 +188,8 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
+    if tensor.is_meta:
+        return tensor
     q = _orthogonal(_key(generator), rows, cols, float(gain))
     return _write(tensor, q.reshape(tuple(tensor.shape)))
 
@@ -208,6 +212,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     zeros = int(math.ceil(sparsity * rows))
+    if tensor.is_meta:
+        return tensor
     return _write(tensor, _sparse(_key(generator), rows, cols, zeros, float(std)))
 
 

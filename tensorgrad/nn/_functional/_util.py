@@ -45,8 +45,9 @@ def require_float(input, kernel):
 
 
 def is_tracer(t):
-    """True inside a JAX transform, where values can't be read on the host."""
-    return isinstance(t._data, jax.core.Tracer)
+    """True where values can't be read on the host: inside a JAX transform, or a meta tensor."""
+    data = t._data
+    return isinstance(data, jax.core.Tracer) or type(data) is jax.ShapeDtypeStruct
 
 
 def ntuple(value, n, name):

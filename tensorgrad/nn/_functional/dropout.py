@@ -14,6 +14,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from ..._meta import is_meta, struct
 from ... import _dtype
 from ..._cache import bounded_jit
 from ..._device import filled
@@ -74,6 +75,8 @@ def _dropout(input, p, training, inplace, feature):
     d = input._data.dtype
     if p == 1.0:
         mask = _wrap(filled((), 0, d))
+    elif is_meta(input._data):
+        mask = _wrap(struct(mask_shape(input, feature), d))     # no draw for a shape without data
     else:
         mask = _wrap(_scaled_mask(RND._key(None), mask_shape(input, feature), d, 1.0 - p, 1.0 / (1.0 - p)))
     if inplace:
@@ -168,7 +171,11 @@ def _alpha_dropout(input, p, training, inplace, feature):
         zero = _wrap(filled((), 0, d))
         return input.mul_(zero) if inplace else EL.mul(input, zero)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-    noise, b = _alpha_masks(RND._key(None), mask_shape(input, feature), d, 1.0 - p, a, _ALPHA * a, _ALPHA * a * p)
+    if is_meta(input._data):
+        noise = b = struct(mask_shape(input, feature), d)
+    else:
+        noise, b = _alpha_masks(RND._key(None), mask_shape(input, feature), d, 1.0 - p, a, _ALPHA * a,
+                                _ALPHA * a * p)
     noise, b = _wrap(noise), _wrap(b)
     if inplace:
         return input.mul_(noise).add_(b)

@@ -13,6 +13,7 @@ from ... import _dtype
 from ..._autograd.grad_mode import no_grad
 from ..._hooks import MODULE_CALL, RemovableHandle
 from ..._typename import typename
+from ..._api.creation import empty_like
 from ..._tensor import Tensor
 from ..parameter import Parameter, Buffer
 from ._state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401  (PyTorch exposes _IncompatibleKeys here)
@@ -437,6 +438,11 @@ class Module(StateDictMixin):
 
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
+
+    def to_empty(self, *, device, recurse=True):
+        """Give every parameter and buffer new, uninitialised storage on ``device`` (the way out of
+        a model built on the meta device); returns self."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self):
         return self
