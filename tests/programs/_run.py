@@ -3,7 +3,7 @@
 ``python _run.py OUTDIR PROGRAM...`` (PyTorch) or ``python -m tensorgrad _run.py OUTDIR PROGRAM...``
 (tensorgrad as ``torch``). Each program runs as ``__main__`` in a fresh empty working folder, with
 ``sys.argv == [PROGRAM]``; its stdout goes to ``OUTDIR/<name>.out`` and, when it raises,
-the traceback to ``OUTDIR/<name>.err``.
+the traceback to ``OUTDIR/<name>.err``, and the CPU seconds it took to ``OUTDIR/<name>.cpu``.
 """
 
 import contextlib
@@ -13,6 +13,7 @@ import pathlib
 import runpy
 import sys
 import tempfile
+import time
 import traceback
 
 
@@ -21,6 +22,7 @@ def run_one(path, outdir):
     out = io.StringIO()
     failure = None
     cwd = os.getcwd()
+    start = time.process_time()
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)
         sys.argv = [path]
@@ -31,6 +33,7 @@ def run_one(path, outdir):
             failure = traceback.format_exc()
         finally:
             os.chdir(cwd)
+    (outdir / f"{name}.cpu").write_text(f"{time.process_time() - start:.2f}\n")
     (outdir / f"{name}.out").write_text(out.getvalue())
     if failure is not None:
         (outdir / f"{name}.err").write_text(failure)

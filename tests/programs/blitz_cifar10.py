@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader, TensorDataset
 import _corpus
 
 # tensorgrad-corpus: CIFAR10 (a download) replaced by seeded synthetic 32x32 images whose class
-# is a function of the image; 64 training and 32 test images instead of 50000/10000
+# is a function of the image; 32 training and 16 test images instead of 50000/10000
 def synthetic_cifar(n, seed):
     images = _corpus.rand(n, 3, 32, 32, seed=seed) * 2 - 1       # normalised to [-1, 1] like the transform
     labels = (images[:, 0].mean(dim=(1, 2)) * 1000).long() % 10
@@ -18,9 +18,9 @@ def synthetic_cifar(n, seed):
 
 
 batch_size = 4
-trainset = synthetic_cifar(64, seed=0)
+trainset = synthetic_cifar(32, seed=0)
 trainloader = DataLoader(trainset, batch_size=batch_size, shuffle=False, num_workers=0)  # tensorgrad-corpus: no shuffling (its streams differ), no workers
-testset = synthetic_cifar(32, seed=1)
+testset = synthetic_cifar(16, seed=1)
 testloader = DataLoader(testset, batch_size=batch_size, shuffle=False, num_workers=0)  # tensorgrad-corpus: no workers
 
 classes = ('plane', 'car', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck')
@@ -66,8 +66,8 @@ for epoch in range(2):
         loss.backward()
         optimizer.step()
         running_loss += loss.item()
-        if i % 8 == 7:  # tensorgrad-corpus: every 8 mini-batches instead of 2000
-            print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 8:.3f}')
+        if i % 4 == 3:  # tensorgrad-corpus: every 4 mini-batches instead of 2000
+            print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 4:.3f}')  # tensorgrad-corpus: the mean of 4
             running_loss = 0.0
 print('Finished Training')
 

@@ -36,10 +36,10 @@ y = torch.sin(x)
 model = DynamicNet()
 criterion = torch.nn.MSELoss(reduction='sum')
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
-for t in range(300):  # tensorgrad-corpus: 300 steps instead of 30000
+for t in range(100):  # tensorgrad-corpus: 100 steps instead of 30000
     y_pred = model(x)
     loss = criterion(y_pred, y)
-    if t % 50 == 49:  # tensorgrad-corpus: every 50 steps instead of 2000
+    if t % 25 == 24:  # tensorgrad-corpus: every 25 steps instead of 2000
         print(t, loss.item())
     optimizer.zero_grad()
     loss.backward()

@@ -92,7 +92,7 @@ def main():
     parser.add_argument('--no-accel', action='store_true')
     parser.add_argument('--dry-run', action='store_true')
     parser.add_argument('--seed', type=int, default=1, metavar='S')
-    parser.add_argument('--log-interval', type=int, default=2, metavar='N')  # tensorgrad-corpus: 2 instead of 10
+    parser.add_argument('--log-interval', type=int, default=1, metavar='N')  # tensorgrad-corpus: 1 instead of 10
     parser.add_argument('--save-model', action='store_true')
     args = parser.parse_args()
 
@@ -103,7 +103,7 @@ def main():
     train_kwargs = {'batch_size': args.batch_size}
     test_kwargs = {'batch_size': args.test_batch_size}
 
-    dataset1 = synthetic_mnist(64, seed=0)  # tensorgrad-corpus: 64 training and 32 test images
+    dataset1 = synthetic_mnist(32, seed=0)  # tensorgrad-corpus: 32 training and 32 test images
     dataset2 = synthetic_mnist(32, seed=1)
     train_loader = DataLoader(dataset1, **train_kwargs)
     test_loader = DataLoader(dataset2, **test_kwargs)

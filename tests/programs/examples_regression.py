@@ -48,7 +48,7 @@ for batch_idx in count(1):
     output.backward()
     for param in fc.parameters():
         param.data.add_(-0.1 * param.grad)
-    if loss < 1e-3 or batch_idx == 200:  # tensorgrad-corpus: at most 200 batches
+    if loss < 1e-3 or batch_idx == 100:  # tensorgrad-corpus: at most 100 batches
         break
 
 print('Loss: {:.6f} after {} batches'.format(loss, batch_idx))

@@ -38,7 +38,7 @@ class Sequence(nn.Module):
 
 
 if __name__ == '__main__':
-    steps = 2  # tensorgrad-corpus: 2 steps instead of the --steps default 15
+    steps = 1  # tensorgrad-corpus: 1 step instead of the --steps default 15
     np.random.seed(2)
     # tensorgrad-corpus: generate_sine_wave.py's traindata.pt made here, 10 waves of 40 points instead of 100 of 1000
     T, L, N = 20, 40, 10

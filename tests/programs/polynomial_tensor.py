@@ -19,10 +19,10 @@ c = _corpus.randn((), seed=2)
 d = _corpus.randn((), seed=3)
 
 learning_rate = 1e-6
-for t in range(500):  # tensorgrad-corpus: 500 steps instead of 2000
+for t in range(200):  # tensorgrad-corpus: 200 steps instead of 2000
     y_pred = a + b * x + c * x ** 2 + d * x ** 3
     loss = (y_pred - y).pow(2).sum().item()
-    if t % 100 == 99:
+    if t % 50 == 49:  # tensorgrad-corpus: every 50 steps instead of 100
         print(t, loss)
 
     grad_y_pred = 2.0 * (y_pred - y)

@@ -9,9 +9,9 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import _corpus
 
-# tensorgrad-corpus: CIFAR10 (a download) replaced by 64 seeded synthetic images
-images = _corpus.rand(64, 3, 32, 32, seed=0) * 2 - 1
-labels = _corpus.randint(0, 10, (64,), seed=1)
+# tensorgrad-corpus: CIFAR10 (a download) replaced by 32 seeded synthetic images
+images = _corpus.rand(32, 3, 32, 32, seed=0) * 2 - 1
+labels = _corpus.randint(0, 10, (32,), seed=1)
 trainloader = DataLoader(TensorDataset(images, labels), batch_size=4, shuffle=False, num_workers=0)  # tensorgrad-corpus: no shuffling, no workers
 
 
@@ -50,8 +50,8 @@ for epoch in range(2):
         loss.backward()
         optimizer.step()
         running_loss += loss.item()
-        if i % 8 == 7:  # tensorgrad-corpus: every 8 mini-batches instead of 2000
-            print('[%d, %5d] loss: %.3f' % (epoch + 1, i + 1, running_loss / 8))
+        if i % 4 == 3:  # tensorgrad-corpus: every 4 mini-batches instead of 2000
+            print('[%d, %5d] loss: %.3f' % (epoch + 1, i + 1, running_loss / 4))  # tensorgrad-corpus: the mean of 4
             running_loss = 0.0
 
 print('Finished Training')
