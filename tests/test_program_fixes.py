@@ -126,6 +126,15 @@ PROGRAMS = {
         t9 = torch.zeros(5).scatter_reduce(0, torch.tensor(3), torch.tensor([7., 8.]), 'amax')
         t10 = torch.zeros(2, 3).scatter_(0, torch.tensor(1), value=1)
     """,
+    "torch_level_inplace_functions": """
+        t0 = torch.tensor([0.5, -1.0, 2.0])
+        t1 = torch.sin_(t0)
+        t2 = torch.clamp_(t0, max=0.5)
+        t3 = torch.relu_(t0)
+        t4 = torch.zero_(t0)
+        t5 = torch.fill_(t0, 3)
+        t6 = torch.sin_(torch.tensor([1, 2]))
+    """,
     # accepted where PyTorch refuses
     "narrow_checks_the_length_first": """
         t0 = torch.arange(6.).reshape(2, 3)

@@ -11,6 +11,11 @@ of its own. Stdouts are compared line by line: the text between numbers exactly 
 aside, as a tensor's column widths follow its printed values), each number to within float32
 rounding (a relative 1e-4 and an absolute 1e-6, as a sum of float32 terms that cancel prints
 its rounding noise) and one unit of its last printed digit.
+
+tensorgrad compiles an XLA program per op and shape, so a program's first steps cost it seconds
+of CPU where PyTorch takes a fraction of one: the programs that take it longest are marked
+``long`` (``python -m pytest --long -m long tests/test_programs.py``), and the default run stays
+within 90 s on two cores.
 """
 
 import concurrent.futures
@@ -27,6 +32,12 @@ from oracle import torch, _oracle  # noqa: F401  (the fixture skips these tests 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROGRAMS_DIR = ROOT / "tests" / "programs"
 PROGRAMS = sorted(p.stem for p in PROGRAMS_DIR.glob("*.py") if not p.name.startswith("_"))
+
+# programs whose compiles take tensorgrad over ~5 CPU seconds (each op compiles an XLA program
+# per shape): run with ``--long -m long``, so that the default run stays within 90 s on 2 cores
+LONG = {"blitz_autograd", "blitz_cifar10", "blitz_neural_networks", "buildmodel", "examples_dcgan", "examples_mnist",
+        "examples_time_sequence", "examples_vae", "examples_word_language_model", "introyt_models",
+        "recipe_multiple_models", "saveloadrun", "sequence_models", "word_embeddings"}
 
 # program -> the precise failure under tensorgrad; strict, so that a fix shows as XPASS
 XFAIL = {
@@ -46,8 +57,11 @@ _NUMBER = re.compile(r"[-+]?(?:nan|inf|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
-def _batches(n):
-    return [PROGRAMS[i::n] for i in range(n)]
+def _batches(programs, n):
+    """``n`` runs of consecutive names: programs of a family (polynomial_*, recipe_*) share most
+    of their compiled kernels, which one process compiles once."""
+    size = -(-len(programs) // n)
+    return [programs[i:i + size] for i in range(0, len(programs), size)]
 
 
 def _run_batch(library, programs, outdir):
@@ -61,19 +75,30 @@ def _run_batch(library, programs, outdir):
     return library, proc
 
 
-@pytest.fixture(scope="module")
-def outputs(tmp_path_factory):
-    """Runs every program under both libraries (two batches each, two at a time)."""
-    if torch is None:
-        pytest.skip("PyTorch (the oracle) is not installed")
-    base = tmp_path_factory.mktemp("programs")
-    dirs = {library: base / library for library in ("torch", "tensorgrad")}
-    jobs = [(library, batch) for batch in _batches(2) for library in dirs]
+def _run_all(programs, base):
+    """Runs ``programs`` under both libraries: two batches each, two processes at a time (the
+    two tensorgrad batches first, as they take longest)."""
+    dirs = {library: base / library for library in ("tensorgrad", "torch")}
+    jobs = [(library, batch) for library in dirs for batch in _batches(programs, 2)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         done = list(pool.map(lambda job: _run_batch(job[0], job[1], dirs[job[0]]), jobs))
     for library, proc in done:
         assert proc.returncode == 0, f"the {library} batch runner failed:\n{proc.stderr[-4000:]}"
     return dirs
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    if torch is None:
+        pytest.skip("PyTorch (the oracle) is not installed")
+    return _run_all([name for name in PROGRAMS if name not in LONG], tmp_path_factory.mktemp("programs"))
+
+
+@pytest.fixture(scope="module")
+def long_outputs(tmp_path_factory):
+    if torch is None:
+        pytest.skip("PyTorch (the oracle) is not installed")
+    return _run_all(sorted(LONG), tmp_path_factory.mktemp("long_programs"))
 
 
 def _read(outdir, name):
@@ -125,14 +150,24 @@ def compare_outputs(ours, theirs):
     return None
 
 
-def _params():
-    for name in PROGRAMS:
+def _params(names):
+    for name in names:
         marks = [pytest.mark.xfail(reason=XFAIL[name], strict=True)] if name in XFAIL else []
         yield pytest.param(name, marks=marks, id=name)
 
 
-@pytest.mark.parametrize("name", list(_params()))
+@pytest.mark.parametrize("name", list(_params(p for p in PROGRAMS if p not in LONG)))
 def test_program_prints_what_pytorch_prints(name, outputs):
+    _check(name, outputs)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", list(_params(sorted(LONG))))
+def test_long_program_prints_what_pytorch_prints(name, long_outputs):
+    _check(name, long_outputs)
+
+
+def _check(name, outputs):
     expected, torch_error = _read(outputs["torch"], name)
     assert torch_error is None, f"{name} fails under PyTorch itself:\n{torch_error}"
     got, error = _read(outputs["tensorgrad"], name)
