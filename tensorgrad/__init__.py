@@ -77,7 +77,7 @@ from ._compile_api import compile as compile
 from ._cache import set_limits as set_cache_limits, stats as cache_stats
 from ._typename import typename as typename
 from ._api.inplace import inplace_of as _inplace_of
-from ._api.surface import exported as _exported, install_methods as _install_methods
+from ._api.surface import exported as _exported, install_methods as _install_methods, inplace_functions as _inplace_functions
 
 # the declared surface: every torch-level function, and the Tensor's methods, from one registry
 # (after every layer has declared its functions: nn.functional declares softmax and dropout)
@@ -85,6 +85,7 @@ globals().update(_exported("torch"))
 vars(linalg).update(_exported("linalg"))
 vars(special).update(_exported("special"))
 _install_methods(Tensor, _inplace_of)
+globals().update(_inplace_functions(Tensor))       # torch.sin_(t), torch.zero_(t), ...
 
 # PyTorch's aliases
 float = float32

@@ -17,7 +17,7 @@ import pytest
 # fresh processes with folders of their own.
 os.environ.setdefault("TENSORGRAD_COMPILATION_CACHE", "0")
 
-collect_ignore = ["seeds"]
+collect_ignore = ["seeds", "programs"]
 
 
 def pytest_addoption(parser):

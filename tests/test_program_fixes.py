@@ -111,6 +111,30 @@ PROGRAMS = {
         t2 = torch.tensordot(torch.ones(2, 3), torch.ones(1, 3), dims=([0], [0]))
         t3 = torch.tensordot(torch.ones(3, 3), torch.ones(2, 3), dims=([0], [0]))
     """,
+    "scatter_and_gather_with_a_zero_dim_index": """
+        t0 = torch.zeros(10)
+        t1 = t0.scatter_(0, torch.tensor(3), value=1)
+        t2 = torch.arange(5., requires_grad=True)
+        t3 = t2.gather(0, torch.tensor(2))
+        t3.backward()
+        t4 = torch.tensor(2., requires_grad=True)
+        t5 = torch.zeros(5, requires_grad=True)
+        t6 = t5.scatter(0, torch.tensor(1), t4)
+        t7 = t5.scatter_add(0, torch.tensor(4), t4)
+        t8 = (t6 * t7).sum()
+        t8.backward()
+        t9 = torch.zeros(5).scatter_reduce(0, torch.tensor(3), torch.tensor([7., 8.]), 'amax')
+        t10 = torch.zeros(2, 3).scatter_(0, torch.tensor(1), value=1)
+    """,
+    "torch_level_inplace_functions": """
+        t0 = torch.tensor([0.5, -1.0, 2.0])
+        t1 = torch.sin_(t0)
+        t2 = torch.clamp_(t0, max=0.5)
+        t3 = torch.relu_(t0)
+        t4 = torch.zero_(t0)
+        t5 = torch.fill_(t0, 3)
+        t6 = torch.sin_(torch.tensor([1, 2]))
+    """,
     # accepted where PyTorch refuses
     "narrow_checks_the_length_first": """
         t0 = torch.arange(6.).reshape(2, 3)

@@ -279,3 +279,34 @@ def _method_with_numpy_names(fn, name, renames):
     functools.update_wrapper(method, fn)
     method.__name__ = method.__qualname__ = name
     return method
+
+
+# ---------------------------------------------------------------- torch-level in-place functions
+
+# PyTorch's torch-level spellings of in-place twins (``torch.sin_(t)`` is ``t.sin_()``)
+TORCH_LEVEL_INPLACE = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arcsin_", "arctan_", "asin_", "asinh_", "atan_", "atanh_",
+    "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_",
+    "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_",
+    "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_",
+    "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
+    "tanh_", "trunc_", "xlogy_", "zero_",
+)
+
+
+def inplace_functions(cls):
+    """``{name: function}`` for ``TORCH_LEVEL_INPLACE``: each calls ``cls``'s method on its first
+    argument, which must be a ``cls`` (PyTorch's TypeError otherwise)."""
+    return {name: _inplace_function(cls, name) for name in TORCH_LEVEL_INPLACE}
+
+
+def _inplace_function(cls, name):
+    method = getattr(cls, name)
+
+    def function(input, *args, **kwargs):
+        if not isinstance(input, cls):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return method(input, *args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, ...)`` is ``input.{name}(...)``."
+    return function

@@ -47,6 +47,8 @@ def _with_grads(value, *terms):
 def gather(x, index, *, dim):
     if x.ndim == 0:
         return x.reshape(index.shape)
+    if index.ndim == 0:                 # a 0-d index is one position along dim (PyTorch's 1-d)
+        return gather.fn(x, index.reshape(1), dim=dim).reshape(())
     return jnp.take_along_axis(_head(x, index.shape, dim), index, axis=dim)
 
 
@@ -55,6 +57,8 @@ def scatter(x, index, src, *, dim, reduce):
     if x.ndim == 0:
         x, index, src = x.reshape(1), index.reshape(1), src.reshape(1)
         return scatter.fn(x, index, src, dim=0, reduce=reduce).reshape(())
+    if index.ndim == 0:                 # a 0-d index (and src) is one position along dim
+        return scatter.fn(x, index.reshape(1), src.reshape(1) if src.ndim == 0 else src, dim=dim, reduce=reduce)
     if x.dtype == jnp.bool_ and reduce is not None:
         # bools accumulate as logical or (add) and logical and (multiply)
         out = scatter.fn(x.astype(jnp.int8), index, src.astype(jnp.int8), dim=dim, reduce=reduce)
@@ -86,6 +90,9 @@ def scatter_reduce(x, index, src, *, dim, reduce, include_self):
         out = scatter_reduce.fn(x.reshape(1), index.reshape(1), src.reshape(1), dim=0, reduce=reduce,
                                 include_self=include_self)
         return out.reshape(())
+    if index.ndim == 0:                 # a 0-d index (and src) is one position along dim
+        return scatter_reduce.fn(x, index.reshape(1), src.reshape(1) if src.ndim == 0 else src, dim=dim,
+                                 reduce=reduce, include_self=include_self)
     if x.dtype == jnp.bool_:
         # sum/amax are a logical or, prod/amin a logical and
         as_int = scatter_reduce.fn(x.astype(jnp.int8), index, src.astype(jnp.int8), dim=dim,
