@@ -1,0 +1,231 @@
+"""The ``*_copy`` functions (``permute_copy``, ``unbind_copy``, ...), ``as_strided`` and its
+scatter, and the ``unsafe_`` splits.
+
+A ``*_copy`` function checks its arguments as its view does, then computes the same value as a
+new tensor: the view is taken of a fresh alias of the input's value (no graph, no storage
+shared) to learn its steps, and each step runs as the view op's copy twin
+(``V.COPIES``), whose node is named as PyTorch's (``PermuteBackward0_copy``).
+"""
+
+import math
+
+import numpy as np
+
+from .._autograd.grad_mode import no_grad
+from .._ops import views as V
+from .._storage.layout import contiguous_strides, geometry, positions
+from .._tensor import Tensor, _wrap, apply
+from . import joining as _joining
+from . import shape as _shape
+from . import strides as _strides
+from .surface import declare
+
+
+def _copied(view_fn, input, *args, twins=V.COPIES, **kwargs):
+    """``view_fn(input, ...)`` computed as a new tensor through the copy twins of its steps."""
+    probe = _wrap(input._data)
+    with no_grad():
+        view = view_fn(probe, *args, **kwargs)
+    first = view[0] if isinstance(view, (tuple, list)) else view
+    if first._view is None:         # the view function returned its input (a 0-d transpose)
+        return apply(V.COPIES[V.alias], (input,))
+    out = input
+    for (step, cfg, k), dyn in zip(*first._view):
+        out = apply(twins[step], (out, *dyn), cfg)
+        if k is not None and out is not None and isinstance(view, Tensor):
+            out = out[k]
+    return out
+
+
+@declare("alias_copy")
+def alias_copy(input):
+    return apply(V.COPIES[V.alias], (input,))
+
+
+@declare("detach_copy")
+def detach_copy(input):
+    return alias_copy(input).detach()
+
+
+@declare("permute_copy")
+def permute_copy(input, dims):
+    return _copied(_shape.permute, input, dims)
+
+
+@declare("t_copy")
+def t_copy(input):
+    return _copied(_shape.t, input)
+
+
+@declare("transpose_copy")
+def transpose_copy(input, dim0, dim1):
+    return _copied(_shape.transpose, input, dim0, dim1)
+
+
+@declare("squeeze_copy")
+def squeeze_copy(input, dim=None):
+    return _copied(_shape.squeeze, input, dim)
+
+
+@declare("unsqueeze_copy")
+def unsqueeze_copy(input, dim):
+    return _copied(_shape.unsqueeze, input, dim)
+
+
+@declare("expand_copy")
+def expand_copy(input, size, *, implicit=False):
+    return _copied(_shape.expand, input, size)
+
+
+@declare("diagonal_copy")
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):
+    return _copied(_shape.diagonal, input, offset, dim1, dim2)
+
+
+@declare("select_copy")
+def select_copy(input, dim, index):
+    return _copied(_shape.select, input, dim, index)
+
+
+@declare("slice_copy")
+def slice_copy(input, dim=0, start=None, end=None, step=1):
+    dim = _shape._wrap_dim(dim, input.ndim)
+    return _copied(_shape._slice, input, dim, start, end, step)
+
+
+@declare("narrow_copy", method=True)
+def narrow_copy(input, dim, start, length):
+    return _copied(_shape.narrow, input, dim, start, length, twins={V.slice_: V.NARROW_COPY})
+
+
+@declare("unfold_copy")
+def unfold_copy(input, dimension, size, step):
+    return _copied(_shape.unfold, input, dimension, size, step)
+
+
+@declare("view_copy")
+def view_copy(input, size):
+    if isinstance(size, type(input.dtype)):
+        return _copied(_shape.view, input, size)
+    # as reshape: the copy reads the value, whatever its strides
+    shape = _shape._infer_shape(_shape._shape_arg((size,)), input.numel())
+    return apply(V.COPIES[V.view], (input,), (shape,))
+
+
+@declare("unbind_copy")
+def unbind_copy(input, dim=0):
+    return _copied(_joining.unbind, input, dim)
+
+
+@declare("split_copy")
+def split_copy(input, split_size, dim=0):
+    return _copied(_joining.split, input, split_size, dim)
+
+
+@declare("split_with_sizes_copy")
+def split_with_sizes_copy(input, split_sizes, dim=0):
+    return _copied(_joining.split, input, list(split_sizes), dim)
+
+
+@declare("split_with_sizes", method=True)
+def split_with_sizes(input, split_sizes, dim=0):
+    return _joining.split(input, list(split_sizes), dim)
+
+
+# ---------------------------------------------------------------- the unsafe splits
+
+@declare("unsafe_split", method=True)
+def unsafe_split(input, split_size, dim=0):
+    """``split`` whose outputs are new tensors (PyTorch's share memory without being views)."""
+    if not isinstance(split_size, int):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return _copied(_joining.split, input, split_size, dim, twins={V.split: V.UNSAFE_SPLIT})
+
+
+@declare("unsafe_split_with_sizes", method=True)
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return _copied(_joining.split, input, list(split_sizes), dim,
+                   twins={V.split_with_sizes: V.UNSAFE_SPLIT_WITH_SIZES})
+
+
+@declare("unsafe_chunk", method=True)
+def unsafe_chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = input.shape[_shape._wrap_dim(dim, input.ndim)]
+    return unsafe_split(input, -(-size // chunks) if size else 1, dim)
+
+
+# ---------------------------------------------------------------- as_strided
+
+def _strided_args(input, size, stride, storage_offset):
+    size = tuple(int(n) for n in size)
+    stride = tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    return size, stride
+
+
+def _storage_check(size, stride, offset, storage, itemsize):
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if needed > storage:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {itemsize} requiring a storage size of {needed * itemsize} are out of bounds "
+                           f"for storage of size {storage * itemsize}")
+
+
+def _element_index(layout, size, stride, offset, storage):
+    """Where each element of the strided layout sits among the elements of a tensor laid out as
+    ``layout`` (shape, strides, offset) in a storage of ``storage`` elements, or None if some
+    element is not one of them."""
+    lookup = np.full(storage + 1, -1, np.int64)
+    lookup[positions(*layout)] = np.arange(math.prod(layout[0]), dtype=np.int64)
+    index = lookup[positions(size, stride, offset)]
+    return None if (index < 0).any() else index.reshape(size)
+
+
+@declare("as_strided", method=True)
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given sizes, strides and offset."""
+    offset = geometry(input)[2] if storage_offset is None else int(storage_offset)
+    size, stride = _strided_args(input, size, stride, offset)
+    storage = input._cell.value.size
+    _storage_check(size, stride, offset, storage, input.element_size())
+    index = _element_index(geometry(input), size, stride, offset, storage)
+    if index is None:
+        raise NotImplementedError("as_strided: the view reaches storage elements outside its input view; "
+                                  "as_strided of the base tensor can reach them")
+    return apply(V.as_strided_gather, (input, index), (size, stride, offset))
+
+
+@declare("as_strided_copy")
+def as_strided_copy(input, size, stride, storage_offset=None):
+    return _copied(as_strided, input, size, stride, storage_offset)
+
+
+@declare("as_strided_scatter", method=True)
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """``input`` cloned with ``src`` written into ``as_strided(size, stride, storage_offset)``
+    of the clone (which keeps input's strides where it is dense, as ``clone`` does)."""
+    shape = tuple(input.shape)
+    if input.requires_grad and not _strides.is_contiguous(input):
+        raise RuntimeError("as_strided_scatter is currently only supported for contiguous inputs")
+    _, strides, _ = geometry(input)
+    clone_strides = strides if _strides._dense(shape, strides) else contiguous_strides(shape)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    size, stride = _strided_args(input, size, stride, offset)
+    if tuple(src.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(size)}")
+    storage = max(input.numel(), 1)
+    _storage_check(size, stride, offset, input.numel(), input.element_size())
+    index = _element_index((shape, clone_strides, 0), size, stride, offset, storage)
+    return apply(V.as_strided_scatter, (input, src, index))
