@@ -25,5 +25,5 @@ The modules, each importing only those before it:
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, methods, copies,
+    linalg_legacy, methods, copies, indices,
 )
