@@ -1,5 +1,6 @@
 """The ``*_copy`` functions (``permute_copy``, ``unbind_copy``, ...), ``as_strided`` and its
-scatter, and the ``unsafe_`` splits.
+scatter, the ``unsafe_`` splits, the strided factories (``empty_strided``, ``empty_permuted``)
+and ``resize_``.
 
 A ``*_copy`` function checks its arguments as its view does, then computes the same value as a
 new tensor: the view is taken of a fresh alias of the input's value (no graph, no storage
@@ -15,6 +16,7 @@ from .._autograd.grad_mode import no_grad
 from .._ops import views as V
 from .._storage.layout import contiguous_strides, geometry, positions
 from .._tensor import Tensor, _wrap, apply
+from . import creation as _creation
 from . import joining as _joining
 from . import shape as _shape
 from . import strides as _strides
@@ -229,3 +231,57 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     _storage_check(size, stride, offset, input.numel(), input.element_size())
     index = _element_index((shape, clone_strides, 0), size, stride, offset, storage)
     return apply(V.as_strided_scatter, (input, src, index))
+
+
+# ---------------------------------------------------------------- strided factories, resizing
+
+@declare("empty_strided", factory=True)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialized (here: zero) tensor laid out with ``stride``: a strided view of a storage
+    just large enough."""
+    size, stride = _strided_args(None, size, stride, 0)
+    needed = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = _creation.empty(needed, dtype=dtype, device=device)
+    out = as_strided(storage, size, stride, 0)
+    return out.requires_grad_() if requires_grad else out
+
+
+@declare("empty_permuted", factory=True)
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialized (here: zero) tensor of ``size`` whose dimensions lie in memory in the
+    order ``physical_layout`` (outermost first)."""
+    size, order = tuple(size), tuple(physical_layout)
+    if sorted(order) != list(range(len(size))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; "
+                           f"i.e. len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+                           if len(order) != len(size) else "Dimension appears twice in physical_layout")
+    storage = _creation.empty(tuple(size[d] for d in order), dtype=dtype, device=device)
+    out = _shape.permute(storage, tuple(int(np.argsort(order)[d]) for d in range(len(order))))
+    return out.requires_grad_() if requires_grad else out
+
+
+@declare(method=("resize_",))
+def resize_(self, *sizes, memory_format=None):
+    """Resize in place: the first elements (row-major) are kept, new ones are zero."""
+    shape = _shape._shape_arg(sizes)
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    if tuple(shape) == tuple(self.shape):
+        return self
+    if self._view is not None:
+        raise NotImplementedError("resize_ of a view to another shape is not supported; resize its base")
+    flat = self._data.reshape(-1)
+    n = math.prod(shape)
+    kept = flat[:n] if n <= flat.size else _joining.cat(
+        [_wrap(flat), _creation.zeros(n - flat.size, dtype=self.dtype)])._data
+    self._write(kept.reshape(shape))
+    self._bump()
+    return self
+
+
+@declare("resize_as_", method=True)
+def resize_as_(input, the_template, *, memory_format=None):
+    return resize_(input, tuple(the_template.shape))

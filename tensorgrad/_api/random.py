@@ -221,6 +221,16 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+@declare("randint_like")
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    """``randint`` of input's shape and (by default) dtype."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
+
+
 @declare("randn_like")
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)

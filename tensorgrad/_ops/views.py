@@ -250,3 +250,12 @@ NARROW_COPY = _copy_twin(slice_, grad_fn="NarrowCopyBackward0", name="narrow_cop
 UNSAFE_SPLIT = _copy_twin(split, grad_fn="UnsafeSplitBackward0", name="unsafe_split")
 UNSAFE_SPLIT_WITH_SIZES = _copy_twin(split_with_sizes, grad_fn="UnsafeSplitWithSizesBackward0",
                                      name="unsafe_split_with_sizes")
+
+
+@op("fill_value", grad_fn="FillBackward0", saves="none", scalar_slots=False)
+def fill_value(x, value):
+    """``torch.fill(x, value)`` with a number: a new tensor of x's shape and dtype."""
+    return jnp.full(x.shape, value, x.dtype)
+
+
+FILL_TENSOR_OUT = _copy_twin(fill_tensor, grad_fn="FillBackward1", name="fill_tensor_value")
