@@ -77,7 +77,7 @@ from .serialization import save as save, load as load
 from ._compile_api import compile as compile
 from ._cache import set_limits as set_cache_limits, stats as cache_stats
 from ._typename import typename as typename
-from ._api.inplace import inplace_of as _inplace_of
+from ._api.inplace import inplace_of as _inplace_of, TOP_LEVEL_TWINS as _TOP_LEVEL_TWINS
 from ._api.surface import exported as _exported, install_methods as _install_methods
 
 # the declared surface: every torch-level function, and the Tensor's methods, from one registry
@@ -86,6 +86,8 @@ globals().update(_exported("torch"))
 vars(linalg).update(_exported("linalg"))
 vars(special).update(_exported("special"))
 _install_methods(Tensor, _inplace_of)
+for _name in _TOP_LEVEL_TWINS:
+    globals()[_name] = getattr(Tensor, _name)
 
 # PyTorch's aliases
 float = float32

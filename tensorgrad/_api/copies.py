@@ -15,7 +15,7 @@ import numpy as np
 from .._autograd.grad_mode import no_grad
 from .._ops import views as V
 from .._storage.layout import contiguous_strides, geometry, positions
-from .._tensor import Tensor, _wrap, apply
+from .._tensor import Tensor, _wrap, apply, check_inplace
 from . import creation as _creation
 from . import joining as _joining
 from . import shape as _shape
@@ -285,3 +285,50 @@ def resize_(self, *sizes, memory_format=None):
 @declare("resize_as_", method=True)
 def resize_as_(input, the_template, *, memory_format=None):
     return resize_(input, tuple(the_template.shape))
+
+
+# ---------------------------------------------------------------- in-place views
+
+def _inplace_view(self, view_fn, *args):
+    """``self`` made the value of ``view_fn(self, *args)`` in place (``t_``, ``squeeze_``, ...),
+    recorded as PyTorch's in-place view node (``TBackward1``, ...).
+
+    The tensor takes a storage of its own: views taken of it before the call keep the old storage.
+    """
+    check_inplace(self)
+    if self._base is not None:
+        raise NotImplementedError(f"{view_fn.__name__}_ of a view is not supported; apply it to a clone")
+    new = _copied(view_fn, self, *args, twins=V.INPLACE_VIEWS)
+    version = self._version + 1
+    self._cell = new._cell
+    self._cell.version = version
+    self._vc = None
+    self._grad_fn = new._grad_fn
+    self._rg = new._rg
+    self._output_nr = new._output_nr
+    return self
+
+
+@declare(method=("t_",))
+def t_(self):
+    return _inplace_view(self, _shape.t)
+
+
+@declare(method=("transpose_", "swapdims_", "swapaxes_"))
+def transpose_(self, dim0, dim1):
+    return _inplace_view(self, _shape.transpose, dim0, dim1)
+
+
+@declare(method=("squeeze_",))
+def squeeze_(self, dim=None):
+    return _inplace_view(self, _shape.squeeze, dim)
+
+
+@declare(method=("unsqueeze_",))
+def unsqueeze_(self, dim):
+    return _inplace_view(self, _shape.unsqueeze, dim)
+
+
+@declare("as_strided_", method=True)
+def as_strided_(input, size, stride, storage_offset=None):
+    return _inplace_view(input, as_strided, size, stride, storage_offset)

@@ -100,3 +100,15 @@ def fill_(self, value):
         return commit_inplace(self, apply(_views.fill_tensor, (self, value)))
     _dtype.check_fits(value, self.dtype)
     return commit_inplace(self, apply(E.fill, (self, value)))
+
+
+# PyTorch's top-level in-place functions: ``torch.abs_(x)`` is ``x.abs_()`` (attached by the
+# package's __init__, after the Tensor's methods)
+TOP_LEVEL_TWINS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_",
+    "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "gcd_", "i0_",
+    "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
+    "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_",
+    "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+)

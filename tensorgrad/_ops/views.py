@@ -259,3 +259,9 @@ def fill_value(x, value):
 
 
 FILL_TENSOR_OUT = _copy_twin(fill_tensor, grad_fn="FillBackward1", name="fill_tensor_value")
+
+# the in-place view ops (``t_``, ``squeeze_``, ...): the view's value as the tensor's new value
+INPLACE_VIEWS = {view: _copy_twin(view, grad_fn=grad_fn, name=view.name + "_inplace") for view, grad_fn in (
+    (squeeze, "SqueezeBackward3"), (squeeze_dim, "SqueezeBackward4"), (squeeze_dims, "SqueezeBackward5"),
+    (unsqueeze, "UnsqueezeBackward1"), (transpose, "TransposeBackward1"), (t, "TBackward1"),
+    (as_strided_gather, "AsStridedBackward1"))}
