@@ -116,3 +116,18 @@ def test_nonzero_static_and_fill_twins():
     for a, b in zip(ours[:-1], theirs[:-1]):
         _same(a, b)
     assert str(ours[-1].dtype) == str(theirs[-1].dtype)
+
+
+@pytest.mark.parametrize("name,call", [
+    ("sum", lambda m, x, k: m.masked.sum(x, 1, mask=k)), ("prod", lambda m, x, k: m.masked.prod(x, 1, mask=k)),
+    ("amax", lambda m, x, k: m.masked.amax(x, 1, mask=k)), ("argmin", lambda m, x, k: m.masked.argmin(x, 1, mask=k)),
+    ("mean", lambda m, x, k: m.masked.mean(x, 1, mask=k)), ("median", lambda m, x, k: m.masked.median(x, 1, mask=k)),
+    ("std", lambda m, x, k: m.masked.std(x, 1, mask=k)), ("softmax", lambda m, x, k: m.masked.softmax(x, 1, mask=k)),
+    ("logsumexp", lambda m, x, k: m.masked.logsumexp(x, 1, mask=k)),
+    ("cumprod", lambda m, x, k: m.masked.cumprod(x, 1, mask=k)),
+])
+def test_masked_fully_masked_rows(name, call):
+    values = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
+    mask = np.array([[False, False, False], [True, False, True]])
+    ours, theirs = _both(lambda m: call(m, m.tensor(values), m.tensor(mask)))
+    _same(ours, theirs)

@@ -3,7 +3,6 @@
 """
 
 import math
-import warnings
 
 import numpy as np
 
@@ -59,16 +58,12 @@ def nonzero_static(input, *, size, fill_value=-1):
 # ---------------------------------------------------------------- index_reduce
 
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
-_BETA_WARNED = []
 
 
 @declare("index_reduce", method=True, inplace=True, inplace_of=inplace_scattering, out=True)
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce the slices of ``source`` along ``dim`` into ``input``'s slices ``index`` with
     ``prod``, ``mean``, ``amax`` or ``amin`` (``include_self``: input's own value takes part)."""
-    if not _BETA_WARNED:
-        _BETA_WARNED.append(True)
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _wrap_dim(dim, input.ndim)
