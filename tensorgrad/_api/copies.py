@@ -97,6 +97,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
 
 @declare("narrow_copy", method=True)
 def narrow_copy(input, dim, start, length):
+    if isinstance(dim, int) and dim >= input.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
     return _copied(_shape.narrow, input, dim, start, length, twins={V.slice_: V.NARROW_COPY})
 
 
