@@ -83,6 +83,10 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if index.numel() != count:
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
                            f"source.size(dim): ({count}), for dim: {dim}")
+    if input.dtype is _dtype.bool_ and not include_self:
+        raise NotImplementedError('"index_reduce_func_exclude_input_init" not implemented for \'Bool\'')
+    if input.dtype is _dtype.bool_ and reduce == "mean":
+        raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')
     values = _indexing._host(index)
     size = input.shape[d] if input.ndim else 1
     if values is not None and values.size and (values.min() < 0 or values.max() >= size):

@@ -1,9 +1,18 @@
 """Rows for torch.masked, the ``*_copy`` functions, ``as_strided``, the unsafe splits,
 ``index_reduce``, ``unravel_index``, ``constant_pad_nd`` and ``torch.fill``."""
 
+import warnings
+
 import numpy as np
 
 from op_table import ALL, FLOAT, INT_FLOAT, Err, Op, Sample, arr, index, samples_of
+from oracle import torch
+
+if torch is not None:
+    # PyTorch warns once per process that index_reduce is in beta: let it here, not inside a check
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.zeros(1).index_reduce(0, torch.zeros(1, dtype=torch.int64), torch.ones(1), "prod")
 
 
 def _mask(*shape):
