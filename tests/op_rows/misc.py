@@ -62,7 +62,7 @@ ROWS = [
     # index_reduce: the slices of source reduced into input's slices at index
     Op("misc_index_reduce_prod", lambda m, x, i, s: m.index_reduce(x, 0, i, s, "prod"), _reduce_rows(3)),
     Op("misc_index_reduce_amax", lambda m, x, i, s: x.index_reduce(0, i, s, "amax", include_self=False),
-       _reduce_rows(3),
+       _reduce_rows(3), dtypes=INT_FLOAT,
        errors=(Err((arr(3, 2), index(0), arr(1, 2)), call=lambda m, x, i, s: x.index_reduce(0, i, s, "sum")),
                Err((arr(3, 2), index(3), arr(1, 2)), call=lambda m, x, i, s: x.index_reduce(0, i, s, "amax")))),
     Op("misc_unravel_index", lambda m, i: m.unravel_index(i, (2, 3)), lambda make: [Sample((index(0, 4, 5),))],
