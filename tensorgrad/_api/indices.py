@@ -49,7 +49,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     if not isinstance(size, int) or size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     values = _indexing._host_sized("nonzero_static", input)
-    rows = np.argwhere(values).astype(np.int64).reshape(-1, input.ndim)[:size]
+    rows = np.argwhere(values).astype(np.int64)[:size]
     padded = np.full((size, input.ndim), fill_value, np.int64)
     padded[:len(rows)] = rows
     return _wrap(from_host(padded))
