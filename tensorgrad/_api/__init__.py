@@ -16,7 +16,7 @@ The modules, each importing only those before it:
   ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
   ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
-- ``methods`` (operators, dtype casts).
+- ``methods`` (operators, dtype casts), ``copies`` (the ``*_copy`` functions, ``as_strided``, the unsafe splits).
 
 ``torch.softmax``, ``torch.dropout`` and the other top-level functions whose implementation is
 ``nn.functional``'s are declared in ``nn/_functional/top_level.py``.
@@ -25,5 +25,5 @@ The modules, each importing only those before it:
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, methods,
+    linalg_legacy, methods, copies, indices,
 )

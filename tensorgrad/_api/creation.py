@@ -282,6 +282,14 @@ def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_
     return _filled(0, size, dtype, device, requires_grad, _size_keyword("empty", kw), "empty")
 
 
+@declare("scalar_tensor", factory=True)
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A 0-d tensor of the number ``s``, of the default dtype unless ``dtype`` is given."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    return _filled(s, ((),), dtype, device, requires_grad, name="scalar_tensor")
+
+
 @declare("full", out=True, factory=True)
 @on_meta
 def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False):

@@ -356,15 +356,15 @@ declare("tanh", method=True, inplace=True, out=True)(tanh)
 
 
 asinh = _unary_float(E.asinh)
-declare("asinh", method=True, inplace=True, out=True)(asinh)
+declare("asinh", "arcsinh", method=True, inplace=True, out=True)(asinh)
 
 
 acosh = _unary_float(E.acosh)
-declare("acosh", method=True, inplace=True, out=True)(acosh)
+declare("acosh", "arccosh", method=True, inplace=True, out=True)(acosh)
 
 
 atanh = _unary_float(E.atanh)
-declare("atanh", method=True, inplace=True, out=True)(atanh)
+declare("atanh", "arctanh", method=True, inplace=True, out=True)(atanh)
 
 
 sigmoid = _unary_float(E.sigmoid)

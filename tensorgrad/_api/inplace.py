@@ -70,19 +70,34 @@ def inplace_scattering(fn, name=None):
     return inplace_twin(fn, name, _scattering_checks, fit=False)
 
 
-@declare(method=("zero_",))
+@declare("zero_", method=True)
 def zero_(self):
     check_inplace(self)
     return commit_inplace(self, apply(E.zero, (self,)))
 
 
-@declare(method=("fill_",))
+def _fill_value(value):
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+
+
+@declare("fill")
+def fill(input, value):
+    """A new tensor of input's shape and dtype, every element ``value``."""
+    _fill_value(value)
+    if isinstance(value, Tensor):
+        return apply(_views.FILL_TENSOR_OUT, (input, value))
+    _dtype.check_fits(value, input.dtype)
+    return apply(_views.fill_value, (input, value))
+
+
+@declare("fill_", method=True)
 def fill_(self, value):
     check_inplace(self, value)
+    _fill_value(value)
     if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         _strides.check_no_internal_overlap(self)
         return commit_inplace(self, apply(_views.fill_tensor, (self, value)))
     _dtype.check_fits(value, self.dtype)
     return commit_inplace(self, apply(E.fill, (self, value)))
+

@@ -148,6 +148,8 @@ def row_stack(tensors):
 
 @declare("unbind", method=True)
 def unbind(input, dim=0):
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     dim = _wrap_dim(dim, input.ndim)
     return apply(V.unbind, (input,), (dim,))
 

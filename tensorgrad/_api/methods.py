@@ -105,6 +105,8 @@ for _name, _fn in {"and": CMP.bitwise_and, "or": CMP.bitwise_or, "xor": CMP.bitw
 for _name, _fn in {"eq": CMP.eq, "ne": CMP.ne, "lt": CMP.lt, "le": CMP.le, "gt": CMP.gt, "ge": CMP.ge, "neg": M.neg,
                    "abs": M.abs}.items():
     declare(method=(f"__{_name}__",))(_fn)
+# Python 2's name of ``__rtruediv__``, still a Tensor method in PyTorch
+declare(method=("__rdiv__",))(_operator(M.rtruediv_operator, "__rdiv__"))
 declare(method=("__pos__",))(_pos)
 declare(method=("__invert__",))(_invert)
 declare(method=("__getitem__",))(getitem)

@@ -1,6 +1,7 @@
 """Randomness: the ``Generator`` and the global one (seeds, states), the random factories (rand,
 randn, randint, randperm, normal, bernoulli, multinomial, ...) and the in-place random fills
-(``uniform_``, ``normal_``, ``bernoulli_``, ``exponential_``, ``random_``).
+(``uniform_``, ``normal_``, ``bernoulli_``, ``exponential_``, ``random_``, ``cauchy_``,
+``geometric_``, ``log_normal_``).
 """
 
 import jax
@@ -148,6 +149,23 @@ def _exponential(key, shape, out, lambd):
 
 
 @bounded_jit(static_argnums=(1, 2))
+def _cauchy(key, shape, out, median, sigma):
+    return (median + sigma * jax.random.cauchy(key, shape, jnp.float64)).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _geometric(key, shape, out, p):
+    # the number of Bernoulli(p) trials up to the first success: ceil(log(u) / log(1 - p))
+    u = jax.random.uniform(key, shape, jnp.float64, minval=jnp.finfo(jnp.float64).tiny)
+    return jnp.maximum(jnp.ceil(jnp.log(u) / jnp.log1p(-p)), 1).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
+def _log_normal(key, shape, out, mean, std):
+    return jnp.exp(mean + std * jax.random.normal(key, shape, jnp.float64)).astype(out)
+
+
+@bounded_jit(static_argnums=(1, 2))
 def _randint(key, shape, out, low, high):
     return jax.random.randint(key, shape, low, high, jnp.int64).astype(out)
 
@@ -219,6 +237,16 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
 @declare("rand_like")
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+@declare("randint_like")
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    """``randint`` of input's shape and (by default) dtype."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
 
 
 @declare("randn_like")
@@ -319,6 +347,10 @@ def _random_fill(self, draw, grad_fn):
 
 @declare(method=("uniform_",))
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    _check_kernel_dtype(self, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_number(a)} > "
+                           f"to={_number(b)}")
     return _random_fill(self, lambda: _uniform(_key(generator), self._data.shape, jnp.float64, self._data.dtype, a, b),
                         "UniformBackward0")
 
@@ -336,8 +368,32 @@ def bernoulli_(self, p=0.5, *, generator=None):
                         "BernoulliBackward2")
 
 
+# the C type names in the messages of PyTorch's Cauchy sampler
+_CAUCHY_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                      "uint8": "unsigned char", "bool": "bool"}
+
+
+def _number(value):
+    """A number as C++ prints a double (``-1``, ``0.5``)."""
+    return f"{float(value):g}"
+
+
+def _check_continuous(self, distribution, type_name):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be "
+                           f"a floating point but you specified {type_name}")
+
+
+def _check_kernel_dtype(self, kernel, integers_ok=False):
+    if not self.dtype.is_floating_point and not (integers_ok and self.dtype != _dtype.bool_):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{self.dtype.c_name}\'')
+
+
 @declare(method=("exponential_",))
 def exponential_(self, lambd=1.0, *, generator=None):
+    _check_continuous(self, "Exponential", self.dtype.c_name)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_number(lambd)}")
     return _random_fill(self, lambda: _exponential(_key(generator), self._data.shape, self._data.dtype, lambd),
                         "ExponentialBackward0")
 
@@ -349,3 +405,30 @@ def random_(self, low=0, high=None, *, generator=None):
         low, high = 0, low
         grad_fn = "RandomBackward1"
     return _random_fill(self, lambda: _randint(_key(generator), self._data.shape, self._data.dtype, low, high), grad_fn)
+
+
+@declare(method=("cauchy_",))
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    _check_continuous(self, "Cauchy", _CAUCHY_TYPE_NAMES.get(self.dtype.name, self.dtype.name))
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_number(sigma)}")
+    return _random_fill(self, lambda: _cauchy(_key(generator), self._data.shape, self._data.dtype, median, sigma),
+                        "CauchyBackward0")
+
+
+@declare(method=("geometric_",))
+def geometric_(self, p, *, generator=None):
+    _check_kernel_dtype(self, "geometric_cpu", integers_ok=True)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")
+    return _random_fill(self, lambda: _geometric(_key(generator), self._data.shape, self._data.dtype, p),
+                        "GeometricBackward0")
+
+
+@declare(method=("log_normal_",))
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    _check_kernel_dtype(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_number(std)}")
+    return _random_fill(self, lambda: _log_normal(_key(generator), self._data.shape, self._data.dtype, mean, std),
+                        "LogNormalBackward0")

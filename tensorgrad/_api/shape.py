@@ -221,7 +221,10 @@ def broadcast_to(input, size):
 @declare("diagonal", method=True)
 def diagonal(input, offset=0, dim1=0, dim2=1):
     nd = input.ndim
-    return apply(V.diagonal, (input,), (offset, _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)))
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(V.diagonal, (input,), (offset, d1, d2))
 
 
 @declare("select", method=True)

@@ -144,7 +144,7 @@ def _scatter_prod(x, src, coords, hit, include_self):
 
 def _scatter_extreme(x, src, coords, hit, include_self, largest):
     """Scatter-amax/amin; the gradient is shared evenly among all entries equal to the
-    result (self included), as PyTorch."""
+    result (self included, even where it does not take part), as PyTorch."""
     xs, ss = lax.stop_gradient(x), lax.stop_gradient(src)
     if jnp.issubdtype(xs.dtype, jnp.floating):
         fill = -jnp.inf if largest else jnp.inf
@@ -155,9 +155,11 @@ def _scatter_extreme(x, src, coords, hit, include_self, largest):
     result = base.at[coords].max(ss) if largest else base.at[coords].min(ss)
     if not jnp.issubdtype(xs.dtype, jnp.inexact):
         return result
-    self_in = (xs == result) & (~hit if not include_self else True)
+    # PyTorch counts self among the ties even where include_self=False (then gives it no gradient)
+    self_tie = xs == result
+    self_in = self_tie & (~hit if not include_self else True)
     src_in = ss == result[coords]
-    count = self_in.astype(xs.dtype).at[coords].add(src_in.astype(xs.dtype))
+    count = self_tie.astype(xs.dtype).at[coords].add(src_in.astype(xs.dtype))
     count = jnp.where(count == 0, jnp.ones_like(count), count)
     spread = jnp.zeros_like(x).at[coords].add(src * (src_in / count[coords]))
     return _with_grads(result, x * (self_in / count), spread)
@@ -337,3 +339,16 @@ def diagonal_scatter(x, src, *, offset, dim1, dim2):
     moved = jnp.moveaxis(x, (dim1, dim2), (-2, -1))
     moved = moved.at[..., i, j].set(src.astype(x.dtype))
     return jnp.moveaxis(moved, (-2, -1), (dim1, dim2))
+
+
+@op("index_reduce", grad_fn="IndexReduceBackward0", no_slot=(1,),
+    saves={"x": "any", "index": "any", "src": "any", "out": "any"})
+def index_reduce(x, index, src, *, dim, reduce, include_self):
+    """``scatter_reduce`` of the slices of ``src`` along ``dim`` into the slices ``index`` (a vector)."""
+    if x.ndim == 0:
+        return scatter_reduce.fn(x, index.reshape(()), src.reshape(()), dim=0, reduce=reduce,
+                                 include_self=include_self)
+    shape = [1] * src.ndim
+    shape[dim] = index.size
+    spread = jnp.broadcast_to(index.reshape(shape), src.shape)
+    return scatter_reduce.fn(x, spread, src, dim=dim, reduce=reduce, include_self=include_self)

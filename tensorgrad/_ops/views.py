@@ -4,6 +4,8 @@ Dynamic indices (``select``'s index, ``slice``'s start) are positional arguments
 over ``x[i]`` compiles once, not once per ``i``.
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -25,7 +27,7 @@ def compose_view(steps, base, dyns):
 def repeats(steps):
     """Whether a view made by ``steps`` may show one storage element more than once (expand,
     overlapping unfold windows)."""
-    return any(step.name in ("expand", "unfold") for step, _, _ in steps)
+    return any(step.name in ("expand", "unfold", "as_strided_gather") for step, _, _ in steps)
 
 
 def scatter_view(steps, base, dyns, value):
@@ -212,3 +214,54 @@ def copy_from(x, src):
 def fill_tensor(x, value):
     """``x.fill_(value)`` with a 0-d Tensor value."""
     return jnp.broadcast_to(value.astype(x.dtype), x.shape)
+
+
+@op("as_strided_gather", grad_fn="AsStridedBackward0", is_view=True, saves="none", scalar_slots=False)
+def as_strided_gather(x, index, *, size, stride, offset):
+    """PyTorch's ``as_strided``: the elements of ``x`` (row-major) at ``index``, of shape ``size``.
+
+    ``size``, ``stride`` and ``offset`` are the result's layout in the storage (read by
+    ``_storage/layout.py``); ``index`` is where each of its elements sits among x's.
+    """
+    return x.reshape(-1)[index]
+
+
+@op("as_strided_scatter", grad_fn="AsStridedScatterBackward0", saves="none", scalar_slots=False)
+def as_strided_scatter(x, src, index):
+    """``x`` with ``src`` written at the elements ``index`` (row-major positions in x)."""
+    return x.reshape(-1).at[index.reshape(-1)].set(src.astype(x.dtype).reshape(-1)).reshape(x.shape)
+
+
+def _copy_twin(view, grad_fn=None, name=None):
+    """The op computing ``view`` as a new tensor (PyTorch's ``*_copy`` functions):
+    the same function, not a view, its node named ``<view's node>_copy``."""
+    @functools.wraps(view.fn)
+    def copied(*args, **cfg):
+        return view.fn(*args, **cfg)
+    return op(name or view.name + "_copy", grad_fn=grad_fn or view.grad_fn + "_copy", saves="none",
+              scalar_slots=view.scalar_slots)(copied)
+
+
+COPIES = {view: _copy_twin(view) for view in (
+    select, slice_, unsqueeze, squeeze, squeeze_dim, squeeze_dims, transpose, t, permute, expand, view,
+    reshape_alias, diagonal, alias, unbind, split, split_with_sizes, unfold, as_strided_gather)}
+NARROW_COPY = _copy_twin(slice_, grad_fn="NarrowCopyBackward0", name="narrow_copy")
+# PyTorch's unsafe splits share the input's memory without being views; these are new tensors
+UNSAFE_SPLIT = _copy_twin(split, grad_fn="UnsafeSplitBackward0", name="unsafe_split")
+UNSAFE_SPLIT_WITH_SIZES = _copy_twin(split_with_sizes, grad_fn="UnsafeSplitWithSizesBackward0",
+                                     name="unsafe_split_with_sizes")
+
+
+@op("fill_value", grad_fn="FillBackward0", saves="none", scalar_slots=False)
+def fill_value(x, value):
+    """``torch.fill(x, value)`` with a number: a new tensor of x's shape and dtype."""
+    return jnp.full(x.shape, value, x.dtype)
+
+
+FILL_TENSOR_OUT = _copy_twin(fill_tensor, grad_fn="FillBackward1", name="fill_tensor_value")
+
+# the in-place view ops (``t_``, ``squeeze_``, ...): the view's value as the tensor's new value
+INPLACE_VIEWS = {view: _copy_twin(view, grad_fn=grad_fn, name=view.name + "_inplace") for view, grad_fn in (
+    (squeeze, "SqueezeBackward3"), (squeeze_dim, "SqueezeBackward4"), (squeeze_dims, "SqueezeBackward5"),
+    (unsqueeze, "UnsqueezeBackward1"), (transpose, "TransposeBackward1"), (t, "TBackward1"),
+    (as_strided_gather, "AsStridedBackward1"))}

@@ -79,6 +79,8 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
             strides[dim] = inner * step
             shape.append(size)
             strides.append(inner)
+    elif name == "as_strided_gather":        # absolute: its own layout in the storage
+        shape, strides, offset = list(cfg[0]), list(cfg[1]), cfg[2]
     elif name == "diagonal":
         off, d1, d2 = cfg
         n = max(min(shape[d1], shape[d2] - off) if off >= 0 else min(shape[d1] + off, shape[d2]), 0)
@@ -141,7 +143,7 @@ OVERLAP = ("unsupported operation: more than one element of the written-to tenso
 def has_internal_overlap(t):
     """PyTorch's ``has_internal_overlap`` == YES: a dimension of size > 1 with stride 0 (expand)."""
     view = t._view
-    if view is None or not any(op.name == "expand" for op, _, _ in view[0]):
+    if view is None or not any(op.name in ("expand", "as_strided_gather") for op, _, _ in view[0]):
         return False
     shape, strides, _ = geometry(t)
     return any(st == 0 and n > 1 for n, st in zip(shape, strides))
@@ -158,7 +160,7 @@ def positions(shape, strides, offset):
 def repeats_elements(t):
     """Whether a view shows some storage element more than once (expanded, overlapping windows)."""
     view = t._view
-    if view is None or not any(op.name in ("expand", "unfold") for op, _, _ in view[0]):
+    if view is None or not any(op.name in ("expand", "unfold", "as_strided_gather") for op, _, _ in view[0]):
         return False
     pos = positions(*geometry(t))
     return np.unique(pos).size != pos.size

@@ -48,6 +48,10 @@ def resolve(info):
         return info.name, True
     if getattr(info.op, "__name__", "") == "<lambda>" and "torch" not in info.op.__code__.co_names:
         return info.op, False  # a lambda over Tensor methods only (``lambda x, *a: x.view(*a)``)
+    names = getattr(getattr(info.op, "__code__", None), "co_names", ())
+    if names[:3] == ("wrapper_set_seed", "torch", "Tensor") and len(names) == 4 \
+            and hasattr(tensorgrad.Tensor, names[3]):
+        return names[3], True  # ``wrapper_set_seed(torch.Tensor.cauchy_, x, ...)``: the method
     return None
 
 

@@ -11,6 +11,7 @@ from the declared surface.
 from ..._api.surface import declare
 from . import activation as A
 from . import dropout as D
+from . import spatial as SP
 
 
 @declare("softmax", method=True, out=True)
@@ -22,6 +23,12 @@ def softmax(input, dim, dtype=None):
 @declare("log_softmax", method=True, out=True)
 def log_softmax(input, dim, dtype=None):
     return A.log_softmax(input, dim, dtype=dtype)
+
+
+@declare("constant_pad_nd")
+def constant_pad_nd(input, pad, value=0):
+    """``torch.constant_pad_nd``: ``nn.functional.pad`` in ``constant`` mode."""
+    return SP.pad(input, pad, "constant", value)
 
 
 @declare("special.softmax")
