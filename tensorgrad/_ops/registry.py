@@ -185,7 +185,21 @@ def vjp_call(fn, mask, primals, cotangents):
     out, vjp_fn = jax.vjp(restricted, *diff)
     if used is not None:
         cotangents = tuple(cotangents[k] for k in used)
-    return vjp_fn(fill_cotangents(out, cotangents))
+    return conj_tree(vjp_fn(conj_tree(fill_cotangents(out, cotangents))))
+
+
+def conj_tree(arrays):
+    """Complex conjugate of each complex array in a tree; real ones pass unchanged.
+
+    PyTorch's gradient of a complex value is the conjugate of JAX's cotangent (PyTorch
+    propagates ``dL/d(conj z)``, JAX ``dL/dz``), so every VJP is wrapped as
+    ``conj . jax_vjp . conj``: holomorphic ``f`` then gives ``g * conj(f'(z))`` as in PyTorch.
+    """
+    return jax.tree_util.tree_map(_conj, arrays)
+
+
+def _conj(a):
+    return jnp.conj(a) if jnp.iscomplexobj(a) else a
 
 
 def fill_cotangents(out, cotangents):

@@ -88,6 +88,15 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
         keep = [d for d in range(len(shape)) if d not in (d1, d2)]
         shape = [shape[d] for d in keep] + [n]
         strides = [strides[d] for d in keep] + [diag_stride]
+    elif name == "view_as_real":
+        # strides and offset count real numbers from here on
+        shape = shape + [2]
+        strides = [2 * st for st in strides] + [1]
+        offset *= 2
+    elif name == "view_as_complex":
+        shape = shape[:-1]
+        strides = [st // 2 for st in strides[:-1]]
+        offset //= 2
     return tuple(shape), tuple(strides), offset
 
 
