@@ -55,3 +55,4 @@ def isreal(x):
     if jnp.iscomplexobj(x):
         return jnp.imag(x) == 0
     return jnp.ones(x.shape, bool)
+
