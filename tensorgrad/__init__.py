@@ -66,6 +66,7 @@ from .func import vmap as vmap
 from . import testing as testing
 from . import nn as nn
 from . import special as special
+from . import fft as fft
 from . import cuda as cuda
 from . import mps as mps
 from . import accelerator as accelerator
@@ -84,6 +85,7 @@ from ._api.surface import exported as _exported, install_methods as _install_met
 globals().update(_exported("torch"))
 vars(linalg).update(_exported("linalg"))
 vars(special).update(_exported("special"))
+vars(fft).update(_exported("fft"))
 _install_methods(Tensor, _inplace_of)
 
 # PyTorch's aliases

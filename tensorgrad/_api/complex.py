@@ -10,7 +10,7 @@ when it is the imaginary part of a conjugated tensor.
 
 from .. import _dtype
 from .._ops import complex as C
-from .._ops import views as V
+from .._storage.layout import conj_bits
 from .._tensor import Tensor, apply
 from .conversion import clone
 from .operands import _tensor_input
@@ -20,22 +20,7 @@ from .surface import declare
 
 def _bits(t):
     """``(is_conj, is_neg)`` of ``t``, from the conj steps in its view chain."""
-    view = t._view
-    conj = neg = real_of_conj = False
-    if view is None:
-        return False, False
-    for (step, cfg, _), dyn in zip(view[0], view[1]):
-        name = step.name
-        if name == "conj":
-            conj = not conj
-        elif name == "view_as_real":
-            real_of_conj, conj = conj, False
-        elif name == "view_as_complex":
-            conj = neg = real_of_conj = False
-        elif name == "select" and real_of_conj:
-            neg = int(dyn[0]) == 1
-            real_of_conj = False
-    return conj, neg
+    return conj_bits(t._view)
 
 
 @declare("is_conj", method=True)

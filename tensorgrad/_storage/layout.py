@@ -171,3 +171,23 @@ def repeats_elements(t):
         return False
     pos = positions(*geometry(t))
     return np.unique(pos).size != pos.size
+
+
+def conj_bits(view):
+    """PyTorch's ``(is_conj, is_neg)`` of a view: conjugated when an odd number of ``conj`` steps
+    lead to it, negative when it is the imaginary part of a conjugated tensor."""
+    conj = neg = real_of_conj = False
+    if view is None:
+        return False, False
+    for (step, _, _), dyn in zip(view[0], view[1]):
+        name = step.name
+        if name == "conj":
+            conj = not conj
+        elif name == "view_as_real":
+            real_of_conj, conj = conj, False
+        elif name == "view_as_complex":
+            conj = neg = real_of_conj = False
+        elif name == "select" and real_of_conj:
+            neg = int(dyn[0]) == 1
+            real_of_conj = False
+    return conj, neg
