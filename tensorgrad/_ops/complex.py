@@ -7,7 +7,7 @@ the storage by their inverses (``views.INVERSES``), so ``x.real.zero_()`` change
 import jax.numpy as jnp
 from jax import lax
 
-from .registry import op
+from .registry import op, with_tangent
 
 
 @op("view_as_real", grad_fn="ViewAsRealBackward0", is_view=True, saves="none")
@@ -36,9 +36,19 @@ def complex_(real, imag):
     return lax.complex(real, imag)
 
 
-@op("polar", grad_fn="PolarBackward0", saves="inputs")
-def polar(abs, angle):
+def _polar(abs, angle):
     return lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle))
+
+
+# PyTorch's derivative in ``abs`` is ``sgn(result)``: its sign flips where ``abs`` is negative,
+# and it is 0 where ``abs`` is 0
+_polar_pytorch = with_tangent(_polar, lambda abs, angle, out, t_abs, t_angle:
+                              t_abs * jnp.sign(out) + t_angle * out * 1j)
+
+
+@op("polar", grad_fn="PolarBackward0", saves="output")
+def polar(abs, angle):
+    return _polar_pytorch(abs, angle)
 
 
 @op("angle", grad_fn="AngleBackward0")
