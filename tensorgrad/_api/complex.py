@@ -13,6 +13,8 @@ from .._ops import complex as C
 from .._storage.layout import conj_bits
 from .._tensor import Tensor, apply
 from .conversion import clone
+from .linalg import _matrices
+from .operands import _named
 from .operands import _tensor_input
 from .shape import select, transpose, matrix_T
 from .surface import declare
@@ -198,3 +200,25 @@ def _H(self):
 
 Tensor.mH = property(_mH)
 Tensor.H = property(_H)
+
+
+def _eig_input(name, A):
+    _tensor_input(name, A)
+    if A.dtype.kind < _dtype.FLOAT:
+        raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.c_name}")
+    _matrices(name, A)
+    return (A.dtype if A.dtype.is_complex else A.dtype.to_complex()).np
+
+
+@declare("linalg.eig", out=True)
+def eig(A):
+    """Eigenvalues and eigenvectors (unit norm, complex) of square matrices."""
+    dtype = _eig_input("linalg.eig", A)
+    return _named("linalg_eig", ("eigenvalues", "eigenvectors"))(*apply(C.linalg_eig, (A,), (dtype,)))
+
+
+@declare("linalg.eigvals", out=True)
+def eigvals(A):
+    """The eigenvalues (complex) of square matrices."""
+    dtype = _eig_input("linalg.eigvals", A)
+    return apply(C.linalg_eigvals, (A,), (dtype,))

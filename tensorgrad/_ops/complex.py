@@ -66,3 +66,18 @@ def isreal(x):
         return jnp.imag(x) == 0
     return jnp.ones(x.shape, bool)
 
+
+
+# ---------------------------------------------------------------- non-symmetric eigenproblems
+
+@op("linalg_eig", grad_fn="LinalgEigBackward0", saves={"out0": "any", "out1": "any"})
+def linalg_eig(a, *, dtype):
+    """Eigenvalues and unit-norm eigenvectors (LAPACK's geev, JAX's CPU kernel); the
+    eigenvectors' derivative assumes, as PyTorch's does, a loss that ignores their phases."""
+    w, v = lax.linalg.eig(a.astype(dtype), compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    return w, v
+
+
+@op("linalg_eigvals", grad_fn="LinalgEigBackward0", saves={"out0": "any"})
+def linalg_eigvals(a, *, dtype):
+    return lax.linalg.eig(a.astype(dtype), compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
