@@ -13,7 +13,10 @@ tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
 import math as _math
 
 from . import _dtype
-from ._api.complex import conj as _conj
+from ._api.complex import conj as _conj, view_as_real as _view_as_real
+from ._api.creation import zeros as _zeros
+from ._api.indexing import index_select as _index_select
+from ._api.joining import cat as _cat
 from ._api.creation import _finish
 from ._api.shape import roll as _roll
 from ._api.surface import declare as _declare
@@ -338,3 +341,85 @@ def fftshift(input, dim=None):
 def ifftshift(input, dim=None):
     """The inverse of ``fftshift``."""
     return _shift(input, dim, True)
+
+
+# ---------------------------------------------------------------- short-time transform
+
+_STFT_RETURN_COMPLEX = ("stft requires the return_complex parameter be given for real inputs, and will further "
+                        "require that return_complex=True in a future PyTorch release.")
+
+
+def _pad_signal(input, pad, mode):
+    """``input`` padded by ``pad`` on both sides of its last dim (``F.pad``'s modes)."""
+    length = input.shape[-1]
+    idx = _np.arange(-pad, length + pad)
+    if mode == "reflect":
+        if pad >= length:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({pad}, {pad}) at dimension {input.ndim} of input {list(input.shape)}")
+        idx = _np.abs(idx)
+        idx = length - 1 - _np.abs(length - 1 - idx)
+    elif mode == "replicate":
+        idx = _np.clip(idx, 0, length - 1)
+    elif mode == "circular":
+        idx = idx % length
+    elif mode == "constant":
+        zeros = _zeros_like_pad(input, pad)
+        return _cat([zeros, input, zeros], -1)
+    else:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return _index_select(input, -1, _wrap_index(idx))
+
+
+@_declare("stft", method=True, numpy_names=False)
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+         normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    """The short-time Fourier transform: ``(..., n_fft // 2 + 1, frames)`` (one-sided) of windowed
+    frames ``hop_length`` apart; ``center`` pads the signal by ``n_fft // 2`` (``pad_mode``) first."""
+    if not isinstance(input, _Tensor):
+        raise TypeError(f"stft(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    complex_window = window is not None and window.is_complex()
+    if return_complex is None and not (input.is_complex() or complex_window):
+        raise RuntimeError(_STFT_RETURN_COMPLEX)
+    if align_to_window is not None:
+        if center:
+            raise RuntimeError("stft align_to_window should only be set when center = false")
+        raise NotImplementedError("stft: align_to_window is not supported by tensorgrad")
+    hop = n_fft // 4 if hop_length is None else int(hop_length)
+    win = n_fft if win_length is None else int(win_length)
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {input.ndim}D tensor")
+    if center:
+        input = _pad_signal(input, n_fft // 2, pad_mode)
+    length = input.shape[-1]
+    if not 0 < n_fft <= length:
+        raise RuntimeError(f"stft: expected 0 < n_fft <= {length}, but got n_fft={n_fft}")
+    if hop <= 0:
+        raise RuntimeError(f"stft: expected hop_length > 0, but got hop_length={hop}")
+    if not 0 < win <= n_fft:
+        raise RuntimeError(f"stft: expected 0 < win_length <= n_fft, but got win_length={win}")
+    if window is not None and (window.ndim != 1 or window.shape[0] != win):
+        raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win}, but got window "
+                           f"with size {list(window.shape)}")
+    if onesided is None:
+        onesided = not (input.is_complex() or complex_window)
+    elif onesided and (input.is_complex() or complex_window):
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
+    frames = input.unfold(-1, n_fft, hop)
+    if window is not None:
+        if win < n_fft:
+            left = (n_fft - win) // 2
+            window = _cat([_zeros_like_pad(window, left), window, _zeros_like_pad(window, n_fft - win - left)], 0)
+        frames = frames * window
+    norm = "ortho" if normalized else "backward"
+    spec = rfft(frames, norm=norm) if onesided else fft(frames, norm=norm)
+    spec = spec.transpose(-1, -2)
+    return spec if return_complex else _view_as_real(spec.resolve_conj())
+
+
+def _zeros_like_pad(t, n):
+    return _zeros(t.shape[:-1] + (n,), dtype=t.dtype)
+
+
+def _wrap_index(idx):
+    return _finish(_from_host(_np.asarray(idx, _np.int64)))
