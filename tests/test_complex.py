@@ -210,3 +210,41 @@ def test_fft_frequencies_and_shifts():
                 lib.fft.fftfreq(3, requires_grad=True), lib.fft.fftshift(x), lib.fft.ifftshift(x, dim=1),
                 lib.fft.fftshift(x, dim=(0,)), lib.fft.fft(lib.arange(4)), lib.fft.ifft(lib.ones(3)).is_conj()]
     _both(run)
+
+
+def test_stft_values_gradients_and_errors():
+    signal = np.sin(np.arange(20) * 0.7) + np.arange(20) * 0.01
+
+    def run(lib):
+        x = lib.tensor(signal, dtype=lib.float32, requires_grad=True)
+        window = lib.tensor([0.1, 0.5, 0.9, 1.0, 0.7, 0.3])
+        a = lib.stft(x, 8, return_complex=True)
+        b = x.stft(8, hop_length=3, win_length=6, window=window, center=False, normalized=True, onesided=False,
+                   return_complex=True)
+        c = lib.stft(x.reshape(2, 10), 4, pad_mode="replicate", return_complex=True)
+        (a.abs().sum() + b.abs().sum() + c.abs().sum()).backward()
+        return [a, b, c, x.grad]
+    _both(run)
+    for bad in (lambda lib: lib.stft(lib.ones(20), 8), lambda lib: lib.stft(lib.ones(20), 8, win_length=9,
+                                                                            return_complex=True),
+                lambda lib: lib.stft(lib.ones(20), 8, pad_mode="bad", return_complex=True)):
+        with pytest.raises(Exception) as theirs:
+            bad(torch)
+        with pytest.raises(type(theirs.value)):
+            bad(tg)
+
+
+def test_linalg_eig_values_and_phase_invariant_gradients():
+    a = [[1., 2., 0.5], [3., 4., -1.], [0., 1., 2.]]
+
+    def run(lib):
+        x = lib.tensor(a, requires_grad=True)
+        values, vectors = lib.linalg.eig(x)
+        (vectors.abs().sum() + values.real.sum() * 2 + (values * values).imag.sum()).backward()
+        z = lib.tensor(a, dtype=lib.complex128) * (1 + 0.5j)
+        z.requires_grad_()
+        lib.linalg.eigvals(z).abs().sum().backward()
+        order = np.argsort(values.detach().numpy().real)
+        return [values.detach()[order.tolist()], x.grad, z.grad, type(values.grad_fn).__name__,
+                str(lib.linalg.eigvals(x).dtype)]
+    _both(run)

@@ -179,7 +179,7 @@ def angle(input):
     return apply(C.angle, (input,), (out.np,))
 
 
-@declare("isreal")
+@declare("isreal", method=True)
 def isreal(input):
     """Elementwise: the imaginary part is 0 (always True for a real tensor)."""
     _tensor_input("isreal", input)
