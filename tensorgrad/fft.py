@@ -10,7 +10,7 @@ forward one with the normalization swapped.
 tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
 """
 
-import math as _math
+import warnings as _warnings
 
 from . import _dtype
 from ._api.complex import conj as _conj, view_as_real as _view_as_real
@@ -349,6 +349,12 @@ _STFT_RETURN_COMPLEX = ("stft requires the return_complex parameter be given for
                         "require that return_complex=True in a future PyTorch release.")
 
 
+_NO_WINDOW = ("A window was not provided. A rectangular window will be applied,which is known to cause spectral "
+              "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
+              "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
+              "`window=torch.ones(n_fft, device=<device>)`.")
+
+
 def _pad_signal(input, pad, mode):
     """``input`` padded by ``pad`` on both sides of its last dim (``F.pad``'s modes)."""
     length = input.shape[-1]
@@ -406,7 +412,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     elif onesided and (input.is_complex() or complex_window):
         raise RuntimeError("Cannot have onesided output if window or input is complex")
     frames = input.unfold(-1, n_fft, hop)
-    if window is not None:
+    if window is None:
+        _warnings.warn(_NO_WINDOW, UserWarning, stacklevel=3)
+    else:
         if win < n_fft:
             left = (n_fft - win) // 2
             window = _cat([_zeros_like_pad(window, left), window, _zeros_like_pad(window, n_fft - win - left)], 0)
