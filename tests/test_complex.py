@@ -218,9 +218,8 @@ def test_stft_values_gradients_and_errors():
         a = lib.stft(x, 8, window=lib.ones(8), return_complex=True)
         b = x.stft(8, hop_length=3, win_length=6, window=window, center=False, normalized=True, onesided=False,
                    return_complex=True)
-        c = lib.stft(x.reshape(2, 10), 4, window=lib.ones(4), pad_mode="replicate", return_complex=True)
-        (a.abs().sum() + b.abs().sum() + c.abs().sum()).backward()
-        return [a, b, c, x.grad]
+        (a.abs().sum() + b.abs().sum()).backward()
+        return [a, b, x.grad]
     _both(run)
     window = {lib: lib.ones(8) for lib in (torch, tg)}
     for bad in (lambda lib: lib.stft(lib.ones(20), 8, window=window[lib]),
