@@ -174,7 +174,9 @@ def hfft(input, n=None, dim=-1, norm=None):
     norm = _norm(norm)
     dims, _ = _one_dim("hfft", input, 1, dim)
     sizes = (_points(_half(input.shape[dims[0]]) if n is None else int(n)),)
-    return _c2r(input, d, dims, sizes, _SWAP[norm], conj_input=True)
+    if d.is_complex:
+        return _c2r(_conj(input), d, dims, sizes, _SWAP[norm])
+    return _c2r(input, d, dims, sizes, _SWAP[norm])
 
 
 @_declare("fft.ihfft", out=True, numpy_names=False)
