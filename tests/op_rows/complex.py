@@ -14,7 +14,8 @@ ROWS = [
     Op("complex_hfft_ihfft", lambda m, x: m.fft.hfft(m.fft.ihfft(x) * 1j + 0.5, norm="forward"),
        samples_of((2, 5)), dtypes=ALL),
     Op("complex_polar_complex", lambda m, x, y: m.view_as_real(m.polar(x, y) * m.complex(y, x)),
-       two_of((2, 3), (2, 3)), dtypes=FLOAT, domain="positive",   # polar: sgn(result), not the derivative, where abs < 0
+       # polar's PyTorch gradient in abs is sgn(result), not the derivative, where abs < 0
+       two_of((2, 3), (2, 3)), dtypes=FLOAT, domain="positive",
        errors=(Err((arr(2), arr(2, dtype="float64")), call=lambda m, x, y: m.complex(x, y)),)),
     Op("complex_abs_angle_conj", lambda m, x, y: (m.complex(x, y).abs(), m.complex(x, y).angle(),
                                                    (m.complex(x, y).conj() * m.complex(y, x)).imag),
