@@ -33,10 +33,11 @@ def conj_physical(x):
 
 @op("complex", grad_fn="ComplexBackward0", saves="none")
 def complex_(real, imag):
-    return lax.complex(real, imag)
+    return lax.complex(*jnp.broadcast_arrays(real, imag))
 
 
 def _polar(abs, angle):
+    abs, angle = jnp.broadcast_arrays(abs, angle)
     return lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle))
 
 
