@@ -67,6 +67,7 @@ from . import testing as testing
 from . import nn as nn
 from . import special as special
 from . import masked as masked
+from . import fft as fft
 from . import cuda as cuda
 from . import mps as mps
 from . import accelerator as accelerator
@@ -85,6 +86,7 @@ from ._api.surface import exported as _exported, install_methods as _install_met
 globals().update(_exported("torch"))
 vars(linalg).update(_exported("linalg"))
 vars(special).update(_exported("special"))
+vars(fft).update(_exported("fft"))
 _install_methods(Tensor, _inplace_of)
 globals().update(_inplace_functions(Tensor))       # torch.sin_(t), torch.zero_(t), ...
 

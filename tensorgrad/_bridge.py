@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from ._autograd.grad_mode import STATE
 from ._autograd.node import JaxCallNode, node_class, _inexact, _zero_cotangent
+from ._ops.registry import conj_tree
 from ._storage.overlay import Overlay
 from ._storage.watch import Watch
 from ._tensor import Tensor, _wrap, _wrap_on_edge
@@ -122,7 +123,7 @@ def _replay_call(node, grads):
         primals = [t._data for t in tensors[:n]]
         given = iter([t._data for t in tensors[n:]])
         full = [next(given) if _inexact(a[1]) else _zero_cotangent(a) for a in avals]
-        return [_wrap(g) for g in jax.vjp(pure, *primals)[1](full)]
+        return [_wrap(g) for g in conj_tree(jax.vjp(pure, *primals)[1](conj_tree(full)))]
 
     return list(record_call(backward, tuple(inputs) + tuple(cts), name=type(node).__name__ + "Backward"))
 

@@ -16,6 +16,7 @@ The modules, each importing only those before it:
   ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
   ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
+- ``complex`` (real/imag views, the lazy conjugate, polar form);
 - ``methods`` (operators, dtype casts), ``copies`` (the ``*_copy`` functions, ``as_strided``, the unsafe splits).
 
 ``torch.softmax``, ``torch.dropout`` and the other top-level functions whose implementation is
@@ -25,5 +26,5 @@ The modules, each importing only those before it:
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, methods, copies, indices,
+    linalg_legacy, complex, methods, copies, indices,
 )

@@ -27,6 +27,7 @@ import numpy as np
 from .._cache import bounded_jit
 from .._meta import call as meta_call
 from .._hooks import RemovableHandle
+from .._ops.registry import conj_tree
 
 _seq = itertools.count()
 
@@ -294,7 +295,7 @@ class JaxCallNode(Node):
                 cts.append(_zero_cotangent(aval))
             else:
                 cts.append(g.astype(aval[1]))
-        return list(self.vjp_fn(cts))
+        return list(conj_tree(self.vjp_fn(conj_tree(cts))))
 
 
 class CompiledFunctionBackward(Node):
@@ -323,7 +324,7 @@ class CompiledFunctionBackward(Node):
 
 @bounded_jit
 def _pull(vjp_fn, cts):
-    return vjp_fn(cts)[0]
+    return conj_tree(vjp_fn(conj_tree(cts))[0])
 
 
 # ---------------------------------------------------------------------- custom Functions

@@ -14,6 +14,8 @@ One module per topic; ``registry.py`` holds ``op`` and ``OPS``.
   and writes through them.
 - ``products.py``: dot, mm, bmm, matmul, einsum, addmm and the other fused products;
   ``linalg.py``: inverses, solves, decompositions, pinv, lstsq.
+- ``complex.py``: complex views, conjugation, polar form, ``linalg.eig``; ``fft.py``: the
+  discrete Fourier transforms; ``real_only.py``: PyTorch's errors for complex inputs.
 - ``nn_activation.py``, ``nn_linear.py`` (linear maps, attention, embeddings),
   ``nn_norm.py``, ``nn_conv.py`` (convolution, pooling, padding, resampling, pixel shuffle),
   ``nn_loss.py``, ``rnn.py``: neural-network ops.

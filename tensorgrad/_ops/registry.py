@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._cache import NUMBER_FREE, KERNELS, config_key, jit
+from .real_only import REAL_ONLY
 
 _find, _touch = KERNELS.find, KERNELS.touch
 
@@ -54,7 +55,8 @@ class OpDef:
     """
 
     __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "saved_inputs", "saved_outputs", "is_view",
-                 "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "__weakref__")
+                 "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "real_only",
+                 "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
                  no_slot=(), differentiable=True, grad_reads=()):
@@ -76,6 +78,9 @@ class OpDef:
         self.no_slot = frozenset(no_slot)
         self.differentiable = differentiable
         self.node_cls = None        # the graph node class, made by the autograd layer on first use
+        # (exception type, message with {c} for the dtype's C name): PyTorch's error for a
+        # complex input, where it has no complex kernel (set by ``complex.py``'s table)
+        self.real_only = REAL_ONLY.get(name)
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -185,7 +190,21 @@ def vjp_call(fn, mask, primals, cotangents):
     out, vjp_fn = jax.vjp(restricted, *diff)
     if used is not None:
         cotangents = tuple(cotangents[k] for k in used)
-    return vjp_fn(fill_cotangents(out, cotangents))
+    return conj_tree(vjp_fn(conj_tree(fill_cotangents(out, cotangents))))
+
+
+def conj_tree(arrays):
+    """Complex conjugate of each complex array in a tree; real ones pass unchanged.
+
+    PyTorch's gradient of a complex value is the conjugate of JAX's cotangent (PyTorch
+    propagates ``dL/d(conj z)``, JAX ``dL/dz``), so every VJP is wrapped as
+    ``conj . jax_vjp . conj``: holomorphic ``f`` then gives ``g * conj(f'(z))`` as in PyTorch.
+    """
+    return jax.tree_util.tree_map(_conj, arrays)
+
+
+def _conj(a):
+    return jnp.conj(a) if jnp.iscomplexobj(a) else a
 
 
 def fill_cotangents(out, cotangents):

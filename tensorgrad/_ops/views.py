@@ -37,6 +37,16 @@ def scatter_view(steps, base, dyns, value):
     storage (as PyTorch's kernels write only the elements they touch), the last one in the
     view's order winning.
     """
+    for k, (step, cfg, _) in enumerate(steps):
+        inverse = INVERSES.get(step.name)
+        if inverse is not None:
+            # a view that changes the element type (real <-> complex) or conjugates: write the
+            # value into what it views, and that through the steps before it
+            inner = compose_view(steps[:k], base, dyns[:k])
+            viewed = compose_view(steps[k:k + 1], inner, dyns[k:k + 1])
+            rest = steps[k + 1:]
+            new = scatter_view(rest, viewed, dyns[k + 1:], value) if rest else value.astype(viewed.dtype)
+            return scatter_view(steps[:k], base, dyns[:k], inverse(new)) if k else inverse(new).astype(base.dtype)
     # Each view element's flat position in the base, found by viewing an iota; exact for any
     # dtype, and XLA folds the index computation into a constant.
     positions = compose_view(steps, jnp.arange(base.size).reshape(base.shape), dyns)
@@ -47,6 +57,14 @@ def scatter_view(steps, base, dyns, value):
     old = lax.stop_gradient(compose_view(steps, base, dyns))
     changed = _differs(lax.stop_gradient(value), old)
     return _write_changed(flat, positions.reshape(-1), changed.reshape(-1), value.reshape(-1)).reshape(base.shape)
+
+
+# view op -> the function taking a value of the view back to a value of what it views
+INVERSES = {
+    "view_as_real": lambda v: lax.complex(v[..., 0], v[..., 1]),
+    "view_as_complex": lambda v: jnp.stack([jnp.real(v), jnp.imag(v)], axis=-1),
+    "conj": jnp.conj,
+}
 
 
 def _differs(new, old):

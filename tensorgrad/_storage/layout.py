@@ -90,6 +90,15 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
         keep = [d for d in range(len(shape)) if d not in (d1, d2)]
         shape = [shape[d] for d in keep] + [n]
         strides = [strides[d] for d in keep] + [diag_stride]
+    elif name == "view_as_real":
+        # strides and offset count real numbers from here on
+        shape = shape + [2]
+        strides = [2 * st for st in strides] + [1]
+        offset *= 2
+    elif name == "view_as_complex":
+        shape = shape[:-1]
+        strides = [st // 2 for st in strides[:-1]]
+        offset //= 2
     return tuple(shape), tuple(strides), offset
 
 
@@ -164,3 +173,23 @@ def repeats_elements(t):
         return False
     pos = positions(*geometry(t))
     return np.unique(pos).size != pos.size
+
+
+def conj_bits(view):
+    """PyTorch's ``(is_conj, is_neg)`` of a view: conjugated when an odd number of ``conj`` steps
+    lead to it, negative when it is the imaginary part of a conjugated tensor."""
+    conj = neg = real_of_conj = False
+    if view is None:
+        return False, False
+    for (step, _, _), dyn in zip(view[0], view[1]):
+        name = step.name
+        if name == "conj":
+            conj = not conj
+        elif name == "view_as_real":
+            real_of_conj, conj = conj, False
+        elif name == "view_as_complex":
+            conj = neg = real_of_conj = False
+        elif name == "select" and real_of_conj:
+            neg = int(dyn[0]) == 1
+            real_of_conj = False
+    return conj, neg

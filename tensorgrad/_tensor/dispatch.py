@@ -102,6 +102,15 @@ def _broadcast_error(arrays, error):
     return broadcast_mismatch([tuple(a.shape) for a in arrays if hasattr(a, "shape")]) or error
 
 
+def _refuse_complex(op, arrays):
+    """PyTorch's error for an op without a complex kernel given a complex array."""
+    for a in arrays:
+        kind = getattr(a, "dtype", None)
+        if kind is not None and np.issubdtype(kind, np.complexfloating):
+            error, message = op.real_only
+            raise error(message.format(c=_dtype.FROM_NP[kind].c_name))
+
+
 def apply(op, args, cfg=(), *, _view_result=True):
     """Run ``op`` on ``args`` (Tensors, Python numbers, jax arrays) and wrap the result.
 
@@ -137,6 +146,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
             arrays.append(_scalar_array(a))
         else:
             arrays.append(a)
+    if op.real_only is not None:
+        _refuse_complex(op, arrays)
     if record and STATE.grad and op.differentiable and not STATE.inference:
         return _record(op, args, arrays, cfg, _view_result)
     try:

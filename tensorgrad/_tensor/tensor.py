@@ -28,6 +28,7 @@ from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
 from .._ops.views import repeats
 from .._storage.cell import Cell, VersionCounter, reader, writer
+from .._storage.layout import conj_bits
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
 
 # The package, where the layers above set REPR and LEGACY_CONSTRUCTOR (see the end of this file).
@@ -407,6 +408,9 @@ class Tensor:
     def numpy(self, *, force=False):
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._view is not None and not force and conj_bits(self._view)[0]:
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+                               "instead.")
         if is_meta(self._data) and not force:
             raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
                             "host memory first.")

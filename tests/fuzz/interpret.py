@@ -154,6 +154,8 @@ def close(ours, theirs, dtype):
         return False, False
     if ours.dtype.kind not in "fc":
         return bool(np.array_equal(ours, theirs)), False
+    if "c" in (ours.dtype.kind, theirs.dtype.kind):   # complex: real and imaginary parts, each
+        ours, theirs = (np.stack([np.real(a), np.imag(a)], -1) for a in (ours, theirs))
     ours, theirs = ours.astype(np.float64), theirs.astype(np.float64)
     if not np.array_equal(np.isnan(ours), np.isnan(theirs)):
         return False, True

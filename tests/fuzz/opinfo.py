@@ -3,7 +3,7 @@
 For every OpInfo whose op tensorgrad has (by name: ``torch.add`` -> ``tensorgrad.add``,
 ``nn.functional.relu`` -> ``tensorgrad.nn.functional.relu``; a method-only name such as
 ``__radd__`` as a Tensor method; an OpInfo whose op is a lambda over Tensor methods, the lambda
-itself, unless it names ``torch``), each float32 sample from ``op.sample_inputs("cpu", torch.float32, requires_grad=True)``
+itself, unless it names ``torch``), each float32 sample (complex64 for an op without float32) from ``op.sample_inputs("cpu", torch.float32, requires_grad=True)``
 is converted to tensorgrad (tensors through numpy, dtypes by name), called, and compared:
 output structure, dtypes, shapes and values, then the gradients of the outputs (weighted by
 fixed random cotangents) with respect to every input that requires grad.
@@ -58,10 +58,11 @@ def resolve(info):
 def convert(x):
     """A sample argument in tensorgrad's terms (tensors through numpy, dtypes by name)."""
     if isinstance(x, torch.Tensor):
-        if x.is_complex() or x.layout != torch.strided or x.dtype not in (
-                torch.float32, torch.float64, torch.int64, torch.int32, torch.bool, torch.float16, torch.bfloat16):
+        if x.layout != torch.strided or x.dtype not in (
+                torch.float32, torch.float64, torch.int64, torch.int32, torch.bool, torch.float16, torch.bfloat16,
+                torch.complex64, torch.complex128):
             raise Unconvertible(f"a {x.dtype} {x.layout} tensor")
-        values = x.detach().to(torch.float32 if x.dtype == torch.bfloat16 else x.dtype).numpy()
+        values = x.detach().to(torch.float32 if x.dtype == torch.bfloat16 else x.dtype).resolve_conj().resolve_neg().numpy()
         t = tensorgrad.tensor(values, dtype=convert(x.dtype))
         return t.requires_grad_() if x.requires_grad else t
     if isinstance(x, torch.dtype):
@@ -114,7 +115,8 @@ def compare_outputs(ours, theirs):
         expected = theirs.detach().numpy(force=True) if theirs.dtype != torch.bfloat16 else \
             theirs.detach().float().numpy()
         got = np.asarray(ours.detach().numpy(force=True)).astype(expected.dtype)
-        ok, _ = close(got, expected, str(theirs.dtype))
+        # a complex result is compared with its real dtype's tolerance
+        ok, _ = close(got, expected, str(theirs.dtype).replace("complex64", "float32").replace("complex128", "float64"))
         return None if ok else f"values {got.ravel()[:6]} where PyTorch has {expected.ravel()[:6]}"
     if isinstance(theirs, (list, tuple)):
         if not isinstance(ours, (list, tuple)) or len(ours) != len(theirs):
@@ -133,7 +135,7 @@ def compare_outputs(ours, theirs):
 def deterministic(first, second):
     """Whether two PyTorch results are equal (a random op's are not)."""
     a, b = tensors_of(first, torch.Tensor), tensors_of(second, torch.Tensor)
-    return len(a) == len(b) and all(x.shape == y.shape and torch.equal(x.nan_to_num(), y.nan_to_num())
+    return len(a) == len(b) and all(x.shape == y.shape and torch.equal(x.detach().nan_to_num(), y.detach().nan_to_num())
                                     for x, y in zip(a, b))
 
 
@@ -144,7 +146,12 @@ def gradients(module, outputs, inputs):
     if not outs or not inputs:
         return None
     rng = np.random.default_rng(0)
-    cts = [module.tensor(rng.uniform(-1, 1, tuple(t.shape)).astype(np.float32), dtype=t.dtype) for t in outs]
+    cts = []
+    for t in outs:
+        ct = rng.uniform(-1, 1, tuple(t.shape)).astype(np.float32)
+        if t.is_complex():
+            ct = ct + 1j * rng.uniform(-1, 1, tuple(t.shape)).astype(np.float32)
+        cts.append(module.tensor(ct, dtype=t.dtype))
     grads = module.autograd.grad(outs, inputs, cts, allow_unused=True)
     return [np.zeros(tuple(x.shape), np.float32) if g is None else np.asarray(g.detach().numpy(force=True))
             for g, x in zip(grads, inputs)]
@@ -209,9 +216,19 @@ def covered():
     found = []
     for info in op_db:
         target = resolve(info)
-        if target is not None and torch.float32 in info.supported_dtypes("cpu"):
+        if target is not None and sample_dtype(info) is not None:
             found.append((info, *target))
     return found
+
+
+def sample_dtype(info):
+    """The dtype of an OpInfo's samples: float32, or complex64 for an op without float32
+    (``view_as_real``, ``imag``); None for neither."""
+    dtypes = info.supported_dtypes("cpu")
+    for d in (torch.float32, torch.complex64):
+        if d in dtypes:
+            return d
+    return None
 
 
 def sweep(entries, samples_per_op=None):
@@ -219,7 +236,7 @@ def sweep(entries, samples_per_op=None):
     outcomes = []
     for info, fn, is_method in entries:
         try:
-            samples = list(info.sample_inputs("cpu", torch.float32, requires_grad=info.supports_autograd))
+            samples = list(info.sample_inputs("cpu", sample_dtype(info), requires_grad=info.supports_autograd))
         except Exception as e:  # noqa: BLE001 - an OpInfo whose samples cannot be made here
             outcomes.append(Outcome(label(info), -1, "skipped", f"samples: {type(e).__name__}"))
             continue

@@ -1,0 +1,23 @@
+"""Op-table rows of complex ops and ``torch.fft``, in real terms: each call ends in a real
+tensor (``view_as_real``, ``abs``, a real part), so the table's real-dtype checks (values,
+float64 finite differences, gradients and node names against PyTorch) apply to complex graphs.
+The complex-only checks (printing, views, bits, errors) are ``tests/test_complex.py``'s.
+"""
+
+from op_table import ALL, FLOAT, Err, Op, arr, samples_of, two_of
+
+ROWS = [
+    Op("complex_fft_ortho", lambda m, x: m.view_as_real(m.fft.fft(x, n=5, norm="ortho")), samples_of((2, 4)),
+       dtypes=ALL, errors=(Err((arr(4),), call=lambda m, x: m.fft.fft(x, norm="bad")),)),
+    Op("complex_rfft2_irfft2", lambda m, x: m.fft.irfft2(m.fft.rfft2(x) * (1 + 2j), s=(3, 4)),
+       samples_of((3, 4)), dtypes=ALL),
+    Op("complex_hfft_ihfft", lambda m, x: m.fft.hfft(m.fft.ihfft(x) * 1j + 0.5, norm="forward"),
+       samples_of((2, 5)), dtypes=ALL),
+    Op("complex_polar_complex", lambda m, x, y: m.view_as_real(m.polar(x, y) * m.complex(y, x)),
+       # polar's PyTorch gradient in abs is sgn(result), not the derivative, where abs < 0
+       two_of((2, 3), (2, 3)), dtypes=FLOAT, domain="positive",
+       errors=(Err((arr(2), arr(2, dtype="float64")), call=lambda m, x, y: m.complex(x, y)),)),
+    Op("complex_abs_angle_conj", lambda m, x, y: (m.complex(x, y).abs(), m.complex(x, y).angle(),
+                                                   (m.complex(x, y).conj() * m.complex(y, x)).imag),
+       two_of((2, 3), (2, 3)), dtypes=FLOAT),
+]
