@@ -15,7 +15,8 @@ The modules, each importing only those before it:
 - ``elementwise`` (arithmetic, unary functions, clamp, where), ``binary`` (fmod, hypot, lerp,
   ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
-  ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
+  ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``,
+  ``linalg_factor`` (LU, the ``_ex`` functions, Householder QR, LDL, cond);
 - ``methods`` (operators, dtype casts).
 
 ``torch.softmax``, ``torch.dropout`` and the other top-level functions whose implementation is
@@ -25,5 +26,5 @@ The modules, each importing only those before it:
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, methods,
+    linalg_legacy, linalg_factor, methods,
 )
