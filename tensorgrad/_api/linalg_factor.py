@@ -93,7 +93,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return _named("linalg_lu_factor_ex", _LU_FACTOR_EX)(*_lu_factor_ex("linalg.lu_factor_ex", A, pivot, check_errors))
 
 
-@declare("lu", method=True)
+@declare("lu")
 def torch_lu(A, pivot=True, get_infos=False):
     """Deprecated ``torch.lu``: ``(LU, pivots)``, with ``info`` too under ``get_infos`` (it never
     raises for a singular matrix)."""
@@ -106,6 +106,12 @@ def torch_lu(A, pivot=True, get_infos=False):
     if get_infos:
         return _named("_lu_with_info", _LU_FACTOR_EX)(LU, pivots, info)
     return LU, pivots
+
+
+@declare(method=("lu",))
+def tensor_lu(self, pivot=True, get_infos=False):
+    """``Tensor.lu``: ``torch.lu``, its three results as a plain tuple."""
+    return tuple(torch_lu(self, pivot, get_infos))
 
 
 @declare("linalg.lu", out=True)
