@@ -15,7 +15,8 @@ The modules, each importing only those before it:
 - ``elementwise`` (arithmetic, unary functions, clamp, where), ``binary`` (fmod, hypot, lerp,
   ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
-  ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
+  ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``,
+  ``linalg_factor`` (LU, the ``_ex`` functions, Householder QR, LDL, cond);
 - ``complex`` (real/imag views, the lazy conjugate, polar form);
 - ``methods`` (operators, dtype casts), ``copies`` (the ``*_copy`` functions, ``as_strided``, the unsafe splits).
 
@@ -26,5 +27,5 @@ The modules, each importing only those before it:
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, complex, methods, copies, indices,
+    linalg_legacy, linalg_factor, complex, methods, copies, indices,
 )
