@@ -170,6 +170,8 @@ def _poisson(key, rate, shape):
 
 def standard_gamma(alpha, shape, generator=None):
     """Gamma(alpha, 1) draws of ``shape``, differentiable in ``alpha`` (``StandardGammaBackward0``)."""
+    if alpha.dtype.kind != _dtype.FLOAT:
+        raise NotImplementedError(f'"gamma_cpu" not implemented for \'{alpha.dtype.c_name}\'')
     return apply(RO.standard_gamma, (alpha, _wrap(_key(generator))), (tuple(shape),))
 
 

@@ -114,7 +114,8 @@ class TransformedDistribution(Distribution):
         forward_shape = Size(transform.forward_shape(base_shape))
         expanded_base_shape = Size(transform.inverse_shape(forward_shape))
         if base_shape != expanded_base_shape:
-            base_distribution = base_distribution.expand(expanded_base_shape[:len(expanded_base_shape) - base_event_dim])
+            cut = len(expanded_base_shape) - base_event_dim
+            base_distribution = base_distribution.expand(expanded_base_shape[:cut])
         reinterpreted_batch_ndims = transform.domain.event_dim - base_event_dim
         if reinterpreted_batch_ndims > 0:
             base_distribution = Independent(base_distribution, reinterpreted_batch_ndims)
