@@ -25,15 +25,18 @@ from .transformed import (
 from .transforms import (
     Transform as Transform, AbsTransform as AbsTransform, AffineTransform as AffineTransform,
     ComposeTransform as ComposeTransform, ExpTransform as ExpTransform, PowerTransform as PowerTransform,
-    SigmoidTransform as SigmoidTransform, SoftmaxTransform as SoftmaxTransform, TanhTransform as TanhTransform,
+    SigmoidTransform as SigmoidTransform, SoftmaxTransform as SoftmaxTransform,
+    StickBreakingTransform as StickBreakingTransform, TanhTransform as TanhTransform,
     identity_transform as identity_transform,
 )
 from .kl import kl_divergence as kl_divergence, register_kl as register_kl
+from .constraint_registry import biject_to as biject_to, transform_to as transform_to
 
 __all__ = [
     "Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "Gamma",
     "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
     "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "constraints", "transforms",
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
-    "SoftmaxTransform", "TanhTransform", "Transform", "identity_transform",
+    "SoftmaxTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform", "biject_to",
+    "transform_to",
 ]

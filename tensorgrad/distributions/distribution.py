@@ -3,12 +3,22 @@ messages, ``sample`` as ``rsample`` without grad, ``repr``; and ``ExponentialFam
 
 import warnings
 
+import jax
+
 from .._autograd.grad_mode import no_grad
 from .._tensor import Tensor, Size
 from . import constraints
 from .utils import lazy_property, as_size
 
 __all__ = ["Distribution", "ExponentialFamily"]
+
+
+def all_true(valid):
+    """Whether every element of the bool tensor ``valid`` is true; True inside a traced program
+    (``tensorgrad.compile``, ``func``), where values are not known and nothing is checked."""
+    if isinstance(valid._data, jax.core.Tracer):
+        return True
+    return bool(valid.all())
 
 
 class Distribution:
@@ -52,7 +62,7 @@ class Distribution:
             if param not in self.__dict__ and isinstance(getattr(type(self), param), lazy_property):
                 continue
             value = getattr(self, param)
-            if not bool(constraint.check(value).all()):
+            if not all_true(constraint.check(value)):
                 raise ValueError(
                     f"Expected parameter {param} ({type(value).__name__} of shape {tuple(value.shape)}) "
                     f"of distribution {self!r} to satisfy the constraint {constraint!r}, "
@@ -149,7 +159,7 @@ class Distribution:
                           "initialize the distribution with `validate_args=False` to turn off validation.",
                           stacklevel=3)
             return
-        if not bool(support.check(value).all()):
+        if not all_true(support.check(value)):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
                 f"to be within the support ({support!r}) of the distribution {self!r}, "

@@ -1,6 +1,7 @@
 """Transforms: invertible maps with their log-Jacobians, as in ``torch.distributions.transforms``
 (``ExpTransform``, ``AffineTransform``, ``SigmoidTransform``, ``TanhTransform``,
-``PowerTransform``, ``SoftmaxTransform``, ``AbsTransform`` and ``ComposeTransform``).
+``PowerTransform``, ``SoftmaxTransform``, ``StickBreakingTransform``, ``AbsTransform`` and
+``ComposeTransform``).
 """
 
 import functools
@@ -11,12 +12,14 @@ from numbers import Real
 
 from .._api.creation import full_like, zeros_like
 from .._api.joining import broadcast_shapes
-from ..nn._functional.activation import softplus, sigmoid
+from ..nn._functional.activation import logsigmoid, softplus, sigmoid
+from ..nn._functional.spatial import pad
 from . import constraints
 from .utils import broadcast_all, finfo
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
-           "SigmoidTransform", "SoftmaxTransform", "TanhTransform", "Transform", "identity_transform"]
+           "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 def sum_rightmost(value, dim):
@@ -342,6 +345,11 @@ class PowerTransform(Transform):
     inverse_shape = forward_shape
 
 
+def _clipped_sigmoid(x):
+    fi = finfo(x.dtype)
+    return sigmoid(x).clamp(min=float(fi.tiny), max=1.0 - float(fi.eps))
+
+
 class SigmoidTransform(Transform):
     """``y = sigmoid(x)``, kept inside (0, 1) in the dtype's precision."""
 
@@ -356,8 +364,7 @@ class SigmoidTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        fi = finfo(x.dtype)
-        return sigmoid(x).clamp(min=float(fi.tiny), max=1.0 - float(fi.eps))
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y):
         fi = finfo(y.dtype)
@@ -508,3 +515,43 @@ class SoftmaxTransform(Transform):
         return shape
 
     inverse_shape = forward_shape
+
+
+class StickBreakingTransform(Transform):
+    """Unconstrained vectors of length ``K - 1`` onto the ``K``-simplex by stick breaking."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        z = _clipped_sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return pad(z, [0, 1], value=1) * pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        offset = y.shape[-1] - y.new_ones(y_crop.shape[-1]).cumsum(-1)
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=float(finfo(y.dtype).tiny))
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        x = x - offset.log()
+        return (-x + logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
