@@ -74,6 +74,7 @@ from . import accelerator as accelerator
 from . import backends as backends
 from . import optim as optim
 from . import utils as utils
+from . import distributions as distributions
 from .serialization import save as save, load as load
 from ._compile_api import compile as compile
 from ._cache import set_limits as set_cache_limits, stats as cache_stats

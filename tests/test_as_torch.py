@@ -73,6 +73,9 @@ def test_torch_submodules_are_tensorgrads_own_without_torch(tmp_path):
         import torch, torch.nn as nn, torch.utils.data, torch.nn.functional as F
         from torch.utils.data import DataLoader
         import torch.optim.lr_scheduler as sched
+        import torch.distributions as D
+        from torch.distributions import Normal, constraints
+        assert D is tensorgrad.distributions and Normal is D.Normal and constraints is D.constraints
         assert torch is tensorgrad and nn is tensorgrad.nn and F is tensorgrad.nn.functional
         assert DataLoader is tensorgrad.utils.data.DataLoader and sched is tensorgrad.optim.lr_scheduler
         assert tensorgrad.__spec__.name == "tensorgrad" and nn.__spec__.name == "tensorgrad.nn"

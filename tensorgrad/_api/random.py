@@ -12,6 +12,7 @@ from .. import _dtype
 from .._cache import bounded_jit
 from .._device import to_device
 from .._meta import is_meta
+from .._ops import random as RO
 from .._ops.registry import OpDef
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
 from . import strides as _strides
@@ -185,6 +186,25 @@ def _multinomial(key, probs, num_samples, replacement):
         g = jax.random.gumbel(key, probs.shape)
         out = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
     return out.astype(jnp.int64)
+
+
+@bounded_jit(static_argnums=(2,))
+def _categorical(key, probs, shape):
+    """Category indices of ``shape`` (sample shape + batch shape) with ``probs`` (last axis)."""
+    return jax.random.categorical(key, jnp.log(probs), axis=-1, shape=shape).astype(jnp.int64)
+
+
+@bounded_jit(static_argnums=(2,))
+def _poisson(key, rate, shape):
+    """Poisson counts of ``shape`` (``rate`` broadcast to it), in ``rate``'s dtype."""
+    return jax.random.poisson(key, jnp.broadcast_to(rate, shape), shape).astype(rate.dtype)
+
+
+def standard_gamma(alpha, shape, generator=None):
+    """Gamma(alpha, 1) draws of ``shape``, differentiable in ``alpha`` (``StandardGammaBackward0``)."""
+    if alpha.dtype.kind != _dtype.FLOAT:
+        raise NotImplementedError(f'"gamma_cpu" not implemented for \'{alpha.dtype.c_name}\'')
+    return apply(RO.standard_gamma, (alpha, _wrap(_key(generator))), (tuple(shape),))
 
 
 def _float_dtype(dtype):

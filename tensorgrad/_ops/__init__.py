@@ -19,4 +19,5 @@ One module per topic; ``registry.py`` holds ``op`` and ``OPS``.
 - ``nn_activation.py``, ``nn_linear.py`` (linear maps, attention, embeddings),
   ``nn_norm.py``, ``nn_conv.py`` (convolution, pooling, padding, resampling, pixel shuffle),
   ``nn_loss.py``, ``rnn.py``: neural-network ops.
+- ``random.py``: draws with a derivative (``standard_gamma``).
 """

@@ -202,3 +202,9 @@ def xlog1py_scalar_self(b, a, *, dtype):
 @op("special_xlog1py_scalar_other", grad_fn="SpecialXlog1PyBackward2", scalar_slots=False, saves={"a": "any"})
 def xlog1py_scalar_other(a, b, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
+
+
+@op("igamma", grad_fn="IgammaBackward0")
+def igamma(a, x, *, dtype):
+    """The regularized lower incomplete gamma function P(a, x) (``torch.special.gammainc``)."""
+    return jsp.gammainc(_c(a, dtype), _c(x, dtype))
