@@ -67,6 +67,16 @@ from . import testing as testing
 from . import nn as nn
 from . import special as special
 from . import cuda as cuda
+from . import amp as amp
+from .amp import autocast as autocast
+from .amp.autocast_mode import (
+    is_autocast_enabled as is_autocast_enabled, get_autocast_dtype as get_autocast_dtype,
+    set_autocast_enabled as set_autocast_enabled, set_autocast_dtype as set_autocast_dtype,
+    is_autocast_cache_enabled as is_autocast_cache_enabled, set_autocast_cache_enabled as set_autocast_cache_enabled,
+    clear_autocast_cache as clear_autocast_cache,
+)
+from . import cpu as cpu
+cuda.amp = amp.device_amp_module(cuda.__name__, "cuda")
 from . import mps as mps
 from . import accelerator as accelerator
 from . import backends as backends
