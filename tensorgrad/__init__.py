@@ -73,7 +73,9 @@ from .amp.autocast_mode import (
     is_autocast_enabled as is_autocast_enabled, get_autocast_dtype as get_autocast_dtype,
     set_autocast_enabled as set_autocast_enabled, set_autocast_dtype as set_autocast_dtype,
     is_autocast_cache_enabled as is_autocast_cache_enabled, set_autocast_cache_enabled as set_autocast_cache_enabled,
-    clear_autocast_cache as clear_autocast_cache,
+    clear_autocast_cache as clear_autocast_cache, is_autocast_cpu_enabled as is_autocast_cpu_enabled,
+    get_autocast_cpu_dtype as get_autocast_cpu_dtype, get_autocast_gpu_dtype as get_autocast_gpu_dtype,
+    set_autocast_cpu_enabled as set_autocast_cpu_enabled, set_autocast_cpu_dtype as set_autocast_cpu_dtype,
 )
 from . import cpu as cpu
 cuda.amp = amp.device_amp_module(cuda.__name__, "cuda")

@@ -75,6 +75,8 @@ def test_autocast_decorator_cache_and_warnings_match_pytorch():
             ctx = lib.cpu.amp.autocast()
         with ctx:
             assert lib.get_autocast_dtype("cpu") == lib.bfloat16
+        with pytest.warns(DeprecationWarning, match=r"torch.get_autocast_cpu_dtype\(\) is deprecated"):
+            assert lib.get_autocast_cpu_dtype() == lib.bfloat16
         with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
             lib.autocast(lib.device("cpu"))
         with pytest.raises(TypeError, match="requires a callable"):
@@ -179,3 +181,7 @@ def test_checkpoint_warnings_and_errors_match_pytorch():
             warnings.simplefilter("ignore")
             got = module.checkpoint_sequential(seq, 2, x.reshape(1, 2), use_reentrant=False)
         assert got.shape == (1, 1) and got.requires_grad
+        sizes = iter([1, 2])
+        out = module.checkpoint(lambda a: a[:next(sizes)].sin(), x, use_reentrant=False)
+        with pytest.raises(RuntimeError, match="Recomputed values for the following tensors have different metadata"):
+            out.sum().backward()

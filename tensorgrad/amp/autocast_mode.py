@@ -60,6 +60,41 @@ def set_autocast_cache_enabled(enabled):
     _autocast.STATE.cache_enabled = bool(enabled)
 
 
+def _deprecated(old, new, line):
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead. (Triggered internally at "
+                  f"/__w/pytorch/pytorch/torch/csrc/autograd/init.cpp:{line}.)", DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled():
+    """Deprecated: ``is_autocast_enabled("cpu")``."""
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')", 883)
+    return is_autocast_enabled("cpu")
+
+
+def get_autocast_cpu_dtype():
+    """Deprecated: ``get_autocast_dtype("cpu")``."""
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')", 1016)
+    return get_autocast_dtype("cpu")
+
+
+def get_autocast_gpu_dtype():
+    """Deprecated: ``get_autocast_dtype("cuda")``."""
+    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')", 1007)
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_cpu_enabled(enabled):
+    """Deprecated: ``set_autocast_enabled("cpu", enabled)``."""
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)", 874)
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype):
+    """Deprecated: ``set_autocast_dtype("cpu", dtype)``."""
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)", 967)
+    set_autocast_dtype("cpu", dtype)
+
+
 def clear_autocast_cache():
     _autocast.STATE.cache.clear()
 

@@ -28,7 +28,11 @@ from .. import _autocast
 from ..autograd.backward import backward as _backward, grad as _grad
 from ..autograd.function import Function
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError"]
+
+
+class CheckpointError(RuntimeError):
+    """The recomputation of a checkpointed function did not reproduce its first run."""
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
@@ -146,6 +150,8 @@ class CheckpointNonReentrant(Function):
         kwargs = {k: _detached(v) for k, v in run.kwargs.items()}
         tensor_args = [a for a in args if isinstance(a, Tensor)] + [v for v in kwargs.values() if isinstance(v, Tensor)]
         outputs = _as_tuple(run.again(args, kwargs))
+        if run.determinism_check != "none":
+            _check_same_metadata(_as_tuple(run.outputs), outputs)
         targets = [t for t in tensor_args if t.requires_grad] + list(ctx.captured)
         roots = []
         grads = []
@@ -159,8 +165,24 @@ class CheckpointNonReentrant(Function):
         return (None, None) + tuple(arg_grads) + tuple(found[len(targets) - len(ctx.captured):])
 
 
-def _checkpoint_non_reentrant(function, args, kwargs, preserve_rng_state):
+def _metadata(t):
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
+
+
+def _check_same_metadata(first, again):
+    """PyTorch's determinism check (``determinism_check="default"``), on the function's outputs."""
+    lines = []
+    for i, (a, b) in enumerate(zip(first, again)):
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and _metadata(a) != _metadata(b):
+            lines.append(f"tensor at position {i}:\nsaved metadata: {_metadata(a)}\nrecomputed metadata: {_metadata(b)}\n")
+    if lines or len(first) != len(again):
+        raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have different "
+                              "metadata than during the forward pass.\n" + "".join(lines))
+
+
+def _checkpoint_non_reentrant(function, args, kwargs, preserve_rng_state, determinism_check):
     run = _Run(function, args, kwargs, preserve_rng_state)
+    run.determinism_check = determinism_check
     with _Reads() as reads, no_grad():
         run.outputs = function(*args, **kwargs)
     tensor_args = [a for a in args if isinstance(a, Tensor)] + [v for v in kwargs.values() if isinstance(v, Tensor)]
@@ -199,7 +221,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", UserWarning,
                           stacklevel=2)
         return CheckpointFunction.apply(_Run(function, args, {}, preserve), *args)
-    return _checkpoint_non_reentrant(function, args, kwargs, preserve)
+    return _checkpoint_non_reentrant(function, args, kwargs, preserve, determinism_check)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
