@@ -16,8 +16,8 @@ import threading
 
 from . import _dtype
 
-__all__ = ["STATE", "on_autocast", "cast_args", "snapshot", "restored", "float32_function", "lower_precision_function",
-           "DEFAULT_DTYPES"]
+__all__ = ["STATE", "on_autocast", "cast_args", "snapshot", "restored", "float32_function",
+           "lower_precision_function", "off", "DEFAULT_DTYPES"]
 
 LOWER_PRECISION = frozenset({
     "mm", "bmm", "addmm", "addbmm", "baddbmm", "matmul", "convolution", "prelu", "sdpa_flash", "einsum",
@@ -162,6 +162,24 @@ def _casting_function(fn, target):
         finally:
             _apply(saved)
     return wrapper
+
+
+@contextlib.contextmanager
+def _off():
+    saved = snapshot()
+    _apply(({}, saved[1], saved[2]))
+    try:
+        yield
+    finally:
+        _apply(saved)
+
+
+def off():
+    """A context without autocast (in-place and ``out=`` variants, which PyTorch does not cast);
+    a no-op context while no thread has autocast on."""
+    if _ENABLED_COUNT[0] == 0 or not any(STATE.enabled.values()):
+        return contextlib.nullcontext()
+    return _off()
 
 
 def _to(a, target):

@@ -39,6 +39,9 @@ def _dtypes_under_autocast(lib):
         seen.append(str((h.sum()).dtype))
         seen.append(lib.is_autocast_enabled("cpu"))
         seen.append(lib.is_autocast_enabled())
+        a = x[0, 0, :2, :2].clone()
+        a.addmm_(a, a)      # in-place and out= variants are not cast
+        seen.append(str(a.dtype) + str(round(a[0, 0].item(), 6)))
         with lib.autocast("cpu", enabled=False):
             seen.append(str(lib.mm(x[0, 0], x[0, 0]).dtype))
     seen.append(str(lib.get_autocast_dtype("cpu")))

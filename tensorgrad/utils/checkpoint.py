@@ -174,7 +174,8 @@ def _check_same_metadata(first, again):
     lines = []
     for i, (a, b) in enumerate(zip(first, again)):
         if isinstance(a, Tensor) and isinstance(b, Tensor) and _metadata(a) != _metadata(b):
-            lines.append(f"tensor at position {i}:\nsaved metadata: {_metadata(a)}\nrecomputed metadata: {_metadata(b)}\n")
+            lines.append(f"tensor at position {i}:\nsaved metadata: {_metadata(a)}\n"
+                         f"recomputed metadata: {_metadata(b)}\n")
     if lines or len(first) != len(again):
         raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have different "
                               "metadata than during the forward pass.\n" + "".join(lines))
