@@ -142,13 +142,15 @@ class LazyConv3d(_LazyConv, Conv3d):
 
 
 class _LazyNorm(LazyModuleMixin):
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
-        super().__init__(0, eps, momentum, False, False, device, dtype)
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
@@ -164,7 +166,8 @@ class _LazyNorm(LazyModuleMixin):
             with no_grad():
                 if self.affine:
                     self.weight.materialize((self.num_features,))
-                    self.bias.materialize((self.num_features,))
+                    if self.bias is not None:
+                        self.bias.materialize((self.num_features,))
                 if self.track_running_stats:
                     self.running_mean.materialize((self.num_features,))
                     self.running_var.materialize((self.num_features,))
