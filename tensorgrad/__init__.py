@@ -69,6 +69,18 @@ from . import special as special
 from . import masked as masked
 from . import fft as fft
 from . import cuda as cuda
+from . import amp as amp
+from .amp import autocast as autocast
+from .amp.autocast_mode import (
+    is_autocast_enabled as is_autocast_enabled, get_autocast_dtype as get_autocast_dtype,
+    set_autocast_enabled as set_autocast_enabled, set_autocast_dtype as set_autocast_dtype,
+    is_autocast_cache_enabled as is_autocast_cache_enabled, set_autocast_cache_enabled as set_autocast_cache_enabled,
+    clear_autocast_cache as clear_autocast_cache, is_autocast_cpu_enabled as is_autocast_cpu_enabled,
+    get_autocast_cpu_dtype as get_autocast_cpu_dtype, get_autocast_gpu_dtype as get_autocast_gpu_dtype,
+    set_autocast_cpu_enabled as set_autocast_cpu_enabled, set_autocast_cpu_dtype as set_autocast_cpu_dtype,
+)
+from . import cpu as cpu
+cuda.amp = amp.device_amp_module(cuda.__name__, "cuda")
 from . import mps as mps
 from . import accelerator as accelerator
 from . import backends as backends

@@ -37,6 +37,8 @@ MODULE_ARGS = {
     "InstanceNorm1d": "3", "InstanceNorm2d": "3", "InstanceNorm3d": "3",
     "LayerNorm": "4", "GroupNorm": "2, 4", "RMSNorm": "4",
     "Bilinear": "2, 3, 4", "Linear": "3, 4", "Identity": "3",
+    "LazyLinear": "4", "LazyConv1d": "2, 3", "LazyConv2d": "2, 3", "LazyConv3d": "2, 3",
+    "LazyBatchNorm1d": "", "LazyBatchNorm2d": "", "LazyBatchNorm3d": "",
     "CELU": "0.5", "ELU": "", "GELU": "", "GLU": "", "Hardshrink": "", "Hardsigmoid": "", "Hardswish": "",
     "Hardtanh": "-2.0, 2.0", "LeakyReLU": "0.2", "LogSigmoid": "", "LogSoftmax": "1", "Mish": "", "PReLU": "3",
     "RReLU": "0.1, 0.3", "ReLU": "", "ReLU6": "", "SELU": "", "SiLU": "", "Sigmoid": "", "Softmax": "1",
@@ -109,7 +111,9 @@ def _normalize(text):
 
 
 def _shapes(module):
-    return [(name, tuple(p.shape)) for name, p in module.state_dict().items()]
+    # a lazy module's uninitialized parameters have no shape yet: their kind is compared
+    return [(name, repr(p) if type(p).__name__.startswith("Uninitialized") else tuple(p.shape))
+            for name, p in module.state_dict().items()]
 
 
 def _same_build(src):
@@ -233,7 +237,7 @@ def test_hardtanh_deprecated_bound_names_work_like_torch():
 
 # ------------------------------------------------------------------------------- optimizers
 
-OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop"]
+OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "LBFGS"]
 
 
 def _params(T):

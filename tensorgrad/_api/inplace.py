@@ -2,6 +2,7 @@
 ``zero_``/``fill_``.
 """
 
+from .. import _autocast
 from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import views as _views
@@ -44,7 +45,8 @@ def inplace_twin(fn, name, checks, fit):
         inputs = args + tuple(kwargs.values())
         check_inplace(self, *inputs)
         checks(self, inputs)
-        new = fn(self, *args, **kwargs)
+        with _autocast.off():   # PyTorch's autocast casts no in-place variant
+            new = fn(self, *args, **kwargs)
         return commit_inplace(self, _fit(self, new) if fit else new)
     method.__name__ = method.__qualname__ = name or fn.__name__ + "_"
     return method

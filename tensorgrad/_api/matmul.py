@@ -13,6 +13,7 @@ from .._tensor import apply, _C_TYPE
 from . import strides as _strides
 from .operands import _need_tensor, _not_implemented, _tensor_input
 from .surface import declare
+from .._autocast import lower_precision_function
 
 
 def _same_dtype(name, a, b, what="vectors"):
@@ -64,6 +65,7 @@ def _check_mm(a, b, name):
 
 
 @declare("mm", method=True, out=True)
+@lower_precision_function
 def mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -74,6 +76,7 @@ def mm(input, mat2):
 
 
 @declare("bmm", method=True, out=True)
+@lower_precision_function
 def bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
@@ -85,6 +88,7 @@ def bmm(input, mat2):
 
 
 @declare("matmul", "linalg.matmul", method=True, out=True)
+@lower_precision_function
 def matmul(input, other):
     """Matrix product with numpy's rules, recorded as PyTorch records each case: ``dot``,
     ``mv``, ``mm``, a squeezed ``mm`` for 1-D @ 2-D; beyond 2-D, the larger operand's batch
@@ -250,6 +254,7 @@ def check_bias_expands(bias, rows, out_features):
 
 
 @declare("addmm", method=True, inplace=True, out=True)
+@lower_precision_function
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     # PyTorch's ADDMM_META order: the dtypes against mat2's, the ranks, then the shapes
     for name, t in (("self", input), ("mat1", mat1)):

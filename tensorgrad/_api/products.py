@@ -22,6 +22,7 @@ from .matmul import mm
 from .operands import _tensor_input
 from .reduction import sum as _sum
 from .surface import declare
+from .._autocast import lower_precision_function
 
 
 @declare("vdot", method=True, out=True)
@@ -107,6 +108,7 @@ def _scaled_product(op, name, bias, a, b, beta, alpha):
 
 
 @declare("baddbmm", method=True, inplace=True, out=True)
+@lower_precision_function
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices."""
     if batch1.ndim != 3 or batch2.ndim != 3:
@@ -120,6 +122,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 @declare("addbmm", method=True, inplace=True, out=True)
+@lower_precision_function
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     if batch1.ndim != 3 or batch2.ndim != 3:
@@ -205,6 +208,7 @@ def _parse_equation(equation, operands):
 
 
 @declare("einsum", numpy_names=False)
+@lower_precision_function
 def einsum(equation, *operands):
     """Einstein summation, with the nodes PyTorch records: a contraction is
     ``ViewBackward0(PermuteBackward0(...))``, a product without contraction

@@ -30,6 +30,7 @@ import functools
 import inspect
 import warnings
 
+from .. import _autocast
 from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._tensor import Tensor, commit_inplace
@@ -224,7 +225,8 @@ def write_out(name, decl, args, kwargs, out):
                             f"{decl.out.describe()} given")
     if decl.factory and kwargs.get("dtype") is None and isinstance(out, Tensor):
         kwargs = dict(kwargs, dtype=out.dtype)
-    result = decl.fn(*args, **kwargs)
+    with _autocast.off():       # PyTorch's autocast casts no out= variant
+        result = decl.fn(*args, **kwargs)
     results = tuple(result) if isinstance(out, (tuple, list)) else (result,)
     if len(results) != len(outs):
         raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors, got {len(outs)}")

@@ -144,8 +144,25 @@ def backward_runs():
     return _RUNS.count
 
 
+def in_capturing_backward():
+    """Whether this thread is inside a backward pass that captures gradients (``autograd.grad``,
+    ``backward(inputs=...)``): reentrant checkpoints refuse to run there, as in PyTorch."""
+    return getattr(_RUNS, "capturing", False)
+
+
 def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
                  capture=None, accumulate=True):
+    """Propagate ``root_grads`` from ``root_edges`` through the graph (see ``_run_backward``)."""
+    outer = getattr(_RUNS, "capturing", False)
+    _RUNS.capturing = capture is not None
+    try:
+        return _run_backward(root_edges, root_grads, retain_graph=retain_graph, create_graph=create_graph,
+                             gops=gops, capture=capture, accumulate=accumulate)
+    finally:
+        _RUNS.capturing = outer
+
+
+def _run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops, capture, accumulate):
     """Propagate ``root_grads`` from ``root_edges`` through the graph.
 
     Arguments:

@@ -55,17 +55,23 @@ def native_batch_norm(x, weight, bias, running_mean, running_var, *, training, e
 def native_layer_norm(x, weight, bias, *, ndims, eps):
     """Normalize over the last ``ndims`` axes; ``weight``/``bias`` have those axes' shape."""
     axes = tuple(range(x.ndim - ndims, x.ndim))
+    out_dtype = x.dtype
+    if _given(weight) and weight.dtype != x.dtype:
+        x = x.astype(weight.dtype)      # PyTorch's mixed CPU path: float32 math, the input's dtype out
     mean, var = _moments(x, axes)
     y = (x - mean) * lax.rsqrt(var + eps)
     shape = x.shape[x.ndim - ndims:]
-    return _affine(y, weight, bias, shape)
+    return _affine(y, weight, bias, shape).astype(out_dtype)
 
 
 @op("native_group_norm", grad_fn="NativeGroupNormBackward0", saves={"x": "any", "weight": "any"},
     grad_reads={"x": ("x", "weight"), "weight": ("x", "weight")})
 def native_group_norm(x, weight, bias, *, groups, eps):
     n, c = x.shape[:2]
+    out_dtype = x.dtype
+    if _given(weight) and weight.dtype != x.dtype:
+        x = x.astype(weight.dtype)      # PyTorch's mixed CPU path: float32 math, the input's dtype out
     g = x.reshape((n, groups, (c // groups) * math.prod(x.shape[2:])))  # no -1: n may be 0
     mean, var = _moments(g, (2,))
     y = ((g - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
-    return _affine(y, weight, bias, (1, c) + (1,) * (x.ndim - 2))
+    return _affine(y, weight, bias, (1, c) + (1,) * (x.ndim - 2)).astype(out_dtype)

@@ -17,6 +17,7 @@ import numpy as np
 from .._cache import _SWEEP, SWEEP_EVERY, sweep_if_due
 from .._meta import abstract, has_meta, on_live
 from .. import _dtype
+from .. import _autocast
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
 from .._storage.cell import Cell
@@ -42,6 +43,17 @@ def _set_meta():
 
 
 on_live(_set_meta)
+
+
+_AUTOCASTING = False    # some thread has an autocast region enabled (kept by _autocast.py)
+
+
+def _set_autocasting(flag):
+    global _AUTOCASTING
+    _AUTOCASTING = flag
+
+
+_autocast.on_autocast(_set_autocasting)
 
 _NUMBER = (int, float, complex, np.number, np.bool_)
 
@@ -119,6 +131,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
     """
     if _SWEEP["traced"] >= SWEEP_EVERY:      # JAX's tracing caches are due to be emptied
         sweep_if_due()
+    if _AUTOCASTING:
+        args = _autocast.cast_args(op.name, args, Tensor)
     arrays = []
     record = False
     scalars_as_arrays = op.scalar_slots

@@ -442,7 +442,8 @@ class Tensor:
         return kind(np.asarray(_number(arr)).reshape(()).item())
 
     def __float__(self):
-        if self.requires_grad:
+        # PyTorch warns only with grad mode on (LBFGS reads its losses under no_grad, silently)
+        if self.requires_grad and STATE.grad:
             warnings.warn(FLOAT_OF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._scalar(float)
 

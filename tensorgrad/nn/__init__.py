@@ -7,6 +7,9 @@ from . import functional as functional
 
 # Modules, layers, parameters and init are imported below this line as they are added.
 from .parameter import Parameter as Parameter, Buffer as Buffer
+from .parameter import (
+    UninitializedParameter as UninitializedParameter, UninitializedBuffer as UninitializedBuffer,
+)
 from .modules import *  # noqa: F401,F403  (every module class, listed in modules/__init__.py)
 from .modules import Module as Module
 from . import init as init

@@ -9,7 +9,9 @@ import jax
 
 from .. import _dtype
 from .._api.creation import empty
-from .._tensor import Tensor, _wrap
+from .._device import device as _torch_device
+from .._storage.cell import Cell
+from .._tensor import Size, Tensor, _wrap
 
 
 def _alias(cls, data):
@@ -97,3 +99,132 @@ class Buffer(metaclass=_BufferMeta):
         t._is_buffer = True
         t.persistent = persistent
         return t
+
+
+# ---------------------------------------------------------------- uninitialized (lazy) tensors
+
+_UNINITIALIZED_SHAPE = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in `load_state_dict` "
+    "when trying to load an uninitialized parameter into an initialized one. Call `forward` to initialize the "
+    "parameters before accessing their attributes.")
+
+
+class _UninitializedCell(Cell):
+    """The storage of an uninitialized tensor: any op that reads it raises."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self.gen = 0
+        self.version = 0
+
+    @property
+    def value(self):
+        raise _use_error("")
+
+    @value.setter
+    def value(self, new):
+        raise _use_error("")
+
+
+def _use_error(where):
+    return ValueError(
+        f"Attempted to use an uninitialized parameter{where}. This error happens when you are using a `LazyModule` "
+        "or explicitly manipulating `torch.nn.parameter.UninitializedParameter` objects. When using LazyModules "
+        "Call `forward` with a dummy batch to initialize the parameters before calling torch functions")
+
+
+class UninitializedTensorMixin:
+    """A tensor whose shape is not known yet (a lazy module's parameter or buffer): its dtype,
+    device and ``requires_grad`` are, and ``materialize(shape)`` gives it storage and turns it
+    into ``cls_to_become``; until then reading its shape or using it in an op raises."""
+
+    cls_to_become = None
+
+    def _setup(self, requires_grad, device, dtype):
+        self._cell = _UninitializedCell()
+        self._view = None
+        self._rg = bool(requires_grad)
+        self._lazy_dtype = _dtype.get_default_dtype() if dtype is None else dtype
+        self._lazy_device = _torch_device("cpu" if device is None else device)
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor storage of ``shape`` (uninitialized values) and make it a
+        ``cls_to_become`` (a Parameter, or a plain tensor for a buffer)."""
+        device = self._lazy_device if device is None else device
+        dtype = self._lazy_dtype if dtype is None else dtype
+        data = empty(shape, device=device, dtype=dtype)
+        del self._lazy_dtype, self._lazy_device
+        self._cell = data._cell
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINITIALIZED_SHAPE)
+
+    def size(self, dim=None):
+        # PyTorch's placeholder storage is empty: size() and ndim answer from it
+        return Size((0,)) if dim is None else Size((0,))[dim]
+
+    @property
+    def ndim(self):
+        return 1
+
+    def numel(self):
+        raise _use_error(" in <method 'numel' of 'torch._C.TensorBase' objects>")
+
+    def dim(self):
+        raise _use_error(" in <method 'dim' of 'torch._C.TensorBase' objects>")
+
+    @property
+    def dtype(self):
+        return self._lazy_dtype
+
+    @property
+    def device(self):
+        return self._lazy_device
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self._lazy_device, self._lazy_dtype)
+        return memo[id(self)]
+
+
+def is_lazy(param):
+    """Whether ``param`` is an uninitialized parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter of a lazy module before its first call (``<UninitializedParameter>``)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        p = object.__new__(cls)
+        p._setup(requires_grad, device, dtype)
+        return p
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module before its first call (``<UninitializedBuffer>``)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = object.__new__(cls)
+        t._setup(requires_grad, device, dtype)
+        t.persistent = persistent
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass

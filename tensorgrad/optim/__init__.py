@@ -5,7 +5,8 @@ from .sgd import SGD as SGD
 from .adam import Adam as Adam, AdamW as AdamW
 from .adam_variants import Adamax as Adamax, NAdam as NAdam, RAdam as RAdam
 from .adaptive import Adagrad as Adagrad, Adadelta as Adadelta, RMSprop as RMSprop
+from .lbfgs import LBFGS as LBFGS
 from . import lr_scheduler as lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "LBFGS",
            "lr_scheduler"]

@@ -3,3 +3,4 @@
 from . import hooks as hooks
 from . import data as data
 from . import dlpack as dlpack
+from . import checkpoint as checkpoint

@@ -15,6 +15,7 @@ from ..._api import shape as S
 from ..._api import random as RND
 from ..._api import elementwise as EL
 from ..._api import conversion as CNV
+from ..._autocast import lower_precision_function
 
 
 # ---------------------------------------------------------------- piecewise linear
@@ -222,6 +223,7 @@ def softshrink(input, lambd=0.5):
     return apply(N.softshrink, (input,), (float(lambd),))
 
 
+@lower_precision_function
 def prelu(input, weight):
     """``x`` above 0, ``weight * x`` otherwise; ``weight`` has 1 or ``channels`` entries."""
     require_float(input, "prelu_cpu")

@@ -8,6 +8,7 @@ from ..._tensor import apply, _wrap_dim, _C_TYPE
 from ._util import absent, not_implemented, ntuple
 from ..._api import shape as S
 from ..._api import reduction as RED
+from ..._autocast import lower_precision_function
 
 _AXES = ("depth", "height", "width")
 
@@ -108,6 +109,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
     return out if batched else S.squeeze(out, 0)
 
 
+@lower_precision_function
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D cross-correlation of ``(N, C_in, L)`` (or ``(C_in, L)``) with ``(C_out, C_in/groups, k)``.
 
@@ -116,6 +118,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
+@lower_precision_function
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D cross-correlation (see ``conv1d``); node ``ConvolutionBackward0`` as in PyTorch.
 
@@ -126,6 +129,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+@lower_precision_function
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
@@ -181,17 +185,20 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     return out if batched else S.squeeze(out, 0)
 
 
+@lower_precision_function
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """The transpose (gradient) of ``conv1d``; ``weight`` is ``(C_in, C_out/groups, k)``."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
                            "conv_transpose1d")
 
 
+@lower_precision_function
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                            "conv_transpose2d")
 
 
+@lower_precision_function
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
                            "conv_transpose3d")

@@ -19,6 +19,7 @@ from .dropout import dropout
 from ..._api import shape as S
 from ..._api import reduction as RED
 from ..._api import matmul as MM
+from ..._autocast import lower_precision_function
 
 
 # ---------------------------------------------------------------- linear
@@ -26,6 +27,7 @@ from ..._api import matmul as MM
 _check_bias_expands = MM.check_bias_expands
 
 
+@lower_precision_function
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``, recorded as PyTorch records it.
 
@@ -187,6 +189,7 @@ def _repeat_heads(x, groups):
     return S.reshape(y, shape[:-3] + (shape[-3] * groups,) + shape[-2:])
 
 
+@lower_precision_function
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """``softmax(q @ k.T * scale + mask) @ v`` along the last two axes.

@@ -14,6 +14,7 @@ import numpy as np
 import jax.numpy as jnp
 
 from ... import _dtype
+from ..._autocast import float32_function
 from ..._autograd.grad_mode import no_grad
 from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
@@ -66,6 +67,7 @@ def _pointwise(op, kernel, input, target, reduction, *cfg):
 
 # ---------------------------------------------------------------- regression losses
 
+@float32_function
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error (``MseLossBackward0``); ``weight`` multiplies each squared error."""
     _warn_size(input, target)
@@ -76,6 +78,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _pointwise(NL.mse_loss, "mse_cpu", input, target, reduction)
 
 
+@float32_function
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error, composed as PyTorch does: ``(input - target).abs()`` then reduced."""
     _warn_size(input, target)
@@ -87,6 +90,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return reduce_loss(diff, reduction)
 
 
+@float32_function
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic below ``beta``, linear above (``beta=0`` is the L1 loss)."""
     _warn_size(input, target)
@@ -98,6 +102,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _pointwise(NL.smooth_l1_loss, "smooth_l1_cpu", input, target, reduction, float(beta))
 
 
+@float32_function
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta``, then ``delta``-sloped linear."""
     _warn_size(input, target)
@@ -178,6 +183,7 @@ def _nll_nd(input, target, weight, reduction, ignore_index):
     return out
 
 
+@float32_function
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log likelihood of class indices under log-probabilities ``input`` (classes on
     axis 1); ``ignore_index`` targets contribute nothing, and ``mean`` divides by the summed
@@ -193,6 +199,7 @@ def _class_shape(input, weight):
     return S.view(weight, tuple(shape))
 
 
+@float32_function
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Cross entropy of logits ``input`` (classes on axis 1) against class indices or class
@@ -258,6 +265,7 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_s
     return EL.neg(RED.sum(prod, axis))
 
 
+@float32_function
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``x`` (logs clamped at -100)."""
     reduction = reduction_of(size_average, reduce, reduction)
@@ -288,6 +296,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return apply(NL.binary_cross_entropy, (input, target, or_absent(weight, input.dtype)), (reduction,))
 
 
+@float32_function
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Binary cross entropy of ``sigmoid(input)``, computed stably from the logits;
@@ -312,6 +321,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                  (reduction,))
 
 
+@float32_function
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log(target) - input)`` (input holds log-probabilities), reduced;
     ``batchmean`` divides the sum by the batch size."""
@@ -339,6 +349,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 # ---------------------------------------------------------------- likelihood losses
 
+@float32_function
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Negative log likelihood of ``target`` under a Poisson distribution of rate ``input``

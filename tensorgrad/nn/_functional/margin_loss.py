@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype
+from ..._autocast import float32_function
 from ..._ops import elementwise as E
 from ..._ops import nn_loss as NL
 from ..._tensor import apply, _wrap
@@ -29,6 +30,7 @@ from ..._api import binary as BIN
 
 # ---------------------------------------------------------------- embedding and ranking losses
 
+@float32_function
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos`` for target 1, ``max(0, cos - margin)`` for target -1."""
     reduction = reduction_of(size_average, reduce, reduction)
@@ -56,6 +58,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return reduce_loss(out, reduction)
 
 
+@float32_function
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``."""
     reduction = reduction_of(size_average, reduce, reduction)
@@ -68,6 +71,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return reduce_loss(BIN.clamp_min(out, 0.0), reduction)
 
 
+@float32_function
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``pairwise_distance``."""
@@ -88,6 +92,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
 
 # ---------------------------------------------------------------- hinge and multi-class margin losses
 
+@float32_function
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """``input`` where ``target`` is 1 and ``max(0, margin - input)`` where it is -1."""
     reduction = reduction_of(size_average, reduce, reduction)
@@ -116,6 +121,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     raise ValueError(reduction + " is not valid")
 
 
+@float32_function
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``, in the input's dtype (``SoftMarginLossBackward0``)."""
     reduction = reduction_of(size_average, reduce, reduction)
@@ -144,6 +150,7 @@ def _host_values(t):
     return None if is_tracer(t) else np.asarray(t._data)
 
 
+@float32_function
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Hinge loss between each target class (the entries of ``target`` before its first
     negative one) and each non-target class, averaged over classes."""
@@ -167,6 +174,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return apply(NL.multilabel_margin_loss, (input, target), (reduction, out_shape))
 
 
+@float32_function
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Hinge loss (``p`` = 1 or 2) of the target class's score against every other class's,

@@ -54,6 +54,11 @@ from .rnn import (
     LSTMCell as LSTMCell, GRUCell as GRUCell,
 )
 from .linear import NonDynamicallyQuantizableLinear as NonDynamicallyQuantizableLinear
+from .lazy import (
+    LazyModuleMixin as LazyModuleMixin, LazyLinear as LazyLinear, LazyConv1d as LazyConv1d, LazyConv2d as LazyConv2d,
+    LazyConv3d as LazyConv3d, LazyBatchNorm1d as LazyBatchNorm1d, LazyBatchNorm2d as LazyBatchNorm2d,
+    LazyBatchNorm3d as LazyBatchNorm3d,
+)
 from .attention import MultiheadAttention as MultiheadAttention
 from .transformer import (
     TransformerEncoderLayer as TransformerEncoderLayer, TransformerEncoder as TransformerEncoder,

@@ -3,7 +3,9 @@
 import itertools
 from typing import Generic, TypeVar
 
-from ..._api.random import Generator, randint, randperm, default_generator
+from ... import _dtype
+from ..._api.creation import as_tensor
+from ..._api.random import Generator, multinomial, randint, randperm, default_generator
 
 _T_co = TypeVar("_T_co", covariant=True)
 
@@ -84,6 +86,37 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement by default), from ``generator`` or the global generator.
+
+    >>> import tensorgrad as torch
+    >>> from tensorgrad.utils.data import WeightedRandomSampler
+    >>> list(WeightedRandomSampler([0.0, 1.0, 0.0], 3))
+    [1, 1, 1]
+    """
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = as_tensor(weights, dtype=_dtype.float64)
+        if len(weights.shape) != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+        self.weights = weights
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        yield from iter(multinomial(self.weights, self.num_samples, self.replacement,
+                                    generator=self.generator).tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
