@@ -1,9 +1,10 @@
 """The OpInfo report: how much of PyTorch's op database tensorgrad resolves and agrees with.
 
-``python tests/fuzz/opinfo_report.py [NAME_PREFIX ...]`` prints: the share of op_db's CPU ops
+``python tests/fuzz/opinfo_report.py [--samples N] [NAME_PREFIX ...]`` prints: the share of op_db's CPU ops
 that tensorgrad resolves (and the ones it lacks), every sample's outcome counts (values and
 gradients against PyTorch), and the ``error_inputs`` whose exception type matches PyTorch's; with
-prefixes, only the ops whose names start with one of them (``fft.`` ``linalg.lu``), each listed.
+prefixes, only the ops whose names start with one of them (``fft.`` ``linalg.lu``), each listed;
+with ``--samples N``, the first N samples of each OpInfo (all of them by default).
 """
 
 import collections
@@ -17,7 +18,7 @@ from fuzz import opinfo  # noqa: E402
 from oracle import torch  # noqa: E402, F401
 
 
-def main(prefixes):
+def main(prefixes, samples_per_op=None):
     ops = opinfo.cpu_ops()
     if prefixes:
         ops = {n: i for n, i in ops.items() if n.startswith(tuple(prefixes))}
@@ -26,7 +27,7 @@ def main(prefixes):
     print("missing:", " ".join(sorted(set(ops) - resolved)) or "none")
     entries = [e for e in opinfo.covered() if e[0].name in ops]
     start = time.perf_counter()
-    samples = opinfo.sweep(entries)
+    samples = opinfo.sweep(entries, samples_per_op)
     counts = collections.Counter(o.status for o in samples)
     compared = counts["ok"] + counts["mismatch"]
     print(f"samples ({time.perf_counter() - start:.0f} s): {dict(counts)}; "
@@ -43,4 +44,8 @@ def main(prefixes):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    limit = None
+    if args[:1] == ["--samples"]:
+        limit, args = int(args[1]), args[2:]
+    main(args, limit)
