@@ -66,6 +66,7 @@ from .func import vmap as vmap
 from . import testing as testing
 from . import nn as nn
 from . import special as special
+from . import signal as signal
 from . import cuda as cuda
 from . import mps as mps
 from . import accelerator as accelerator

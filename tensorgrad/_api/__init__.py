@@ -17,7 +17,8 @@ The modules, each importing only those before it:
   functions, orthogonal polynomials, zeta, igamma);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
   ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``;
-- ``methods`` (operators, dtype casts).
+- ``methods`` (operators, dtype casts), ``windows`` (``hann_window`` and the other window
+  factories).
 
 ``torch.softmax``, ``torch.dropout`` and the other top-level functions whose implementation is
 ``nn.functional``'s are declared in ``nn/_functional/top_level.py``.
@@ -26,5 +27,5 @@ The modules, each importing only those before it:
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, special_functions, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, methods,
+    linalg_legacy, methods, windows,
 )
