@@ -16,30 +16,21 @@ def _special(name):
 
 
 def _bessel_samples(make):
-    x = make(2, 4)
-    return [Sample((x,)), Sample((make(),)), Sample((make(0, 2),))] if make.full else [Sample((x,))]
-
-
-def _spread(make):
-    """Arguments across the branches of Cephes' approximations (|x| up to 12)."""
+    """One array across the branches of Cephes' approximations (|x| up to 12) and, for floats,
+    PyTorch's special values; the gradient dtype adds a 0-d sample."""
     x = make(3, 4)
-    if make.dtype in FLOAT:
-        x = (x * np.asarray([0.5, 3.0, 6.0], make.dtype)[:, None]).astype(make.dtype)
-    return [Sample((x,))]
-
-
-def _edges(make):
     if make.dtype not in FLOAT:
-        return []
-    return [Sample((np.asarray([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-7, -2.5, 2.09, 8.5], make.dtype),))]
+        return [Sample((x,))]
+    x = (x * np.asarray([0.5, 3.0, 6.0], make.dtype)[:, None]).astype(make.dtype).ravel()
+    edges = np.asarray([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-7, -2.5, 2.09, 8.5], make.dtype)
+    samples = [Sample((np.concatenate([x, edges]),))]
+    return samples + [Sample((make(),))] if make.full else samples
 
 
 def _bessel_row(name, domain):
-    def samples(make):
-        return _bessel_samples(make) + _spread(make) + _edges(make)
     errors = (Err((1.5,), note="a Python number where a Tensor is required"),
               Err((arr(3, dtype="float16"),), note="float16 is not implemented"))
-    return Op(f"sp_{name}", _special(name), samples, grad=False, domain=domain, errors=errors)
+    return Op(f"sp_{name}", _special(name), _bessel_samples, grad=False, domain=domain, errors=errors)
 
 
 BESSEL = [("airy_ai", "real"), ("bessel_j0", "real"), ("bessel_j1", "real"), ("bessel_y0", "positive"),
@@ -54,14 +45,15 @@ def _degrees(make, values):
 
 
 def _polynomial_samples(make):
-    x = make(3, 1)
-    n = _degrees(make, [0, 1, 2, 3, 5, 9])
-    samples = [Sample((x, n)), Sample((x, 4)), Sample((0.3, _degrees(make, [2, 7])))]
-    if make.dtype in FLOAT:
-        edges = np.asarray([[-1.0], [1.0], [0.0], [0.5], [1.5], [-3.0], [np.nan]], make.dtype)
-        degrees = np.asarray([-2, 0, 1, 2, 7, 10, 12, 25, 30, 2.5, -0.5, np.nan, np.inf], make.dtype)
-        samples.append(Sample((edges, degrees)))
-    return samples
+    """For floats: random ``x`` and PyTorch's special points against degrees up to 30 (negative,
+    non-integer, NaN and infinite ones too), and the ``(Number, Tensor)`` form; the gradient
+    dtype adds the ``(Tensor, Number)`` form; integers and booleans: one grid."""
+    if make.dtype not in FLOAT:
+        return [Sample((make(3, 1), _degrees(make, [0, 1, 2, 3, 5])))]
+    x = np.concatenate([make(4), np.asarray([-1.0, 1.0, 0.0, 0.5, 1.5, -3.0, np.nan], make.dtype)])[:, None]
+    degrees = np.asarray([-2, 0, 1, 2, 3, 5, 7, 10, 12, 25, 30, 2.5, -0.5, np.nan, np.inf], make.dtype)
+    samples = [Sample((x, degrees)), Sample((0.3, _degrees(make, [2, 7])))]
+    return samples + [Sample((make(3), 4))] if make.full else samples
 
 
 POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
@@ -81,6 +73,8 @@ def _polynomial_row(name):
 def _zeta_samples(make):
     x = (make(2, 3) + 1).astype(make.dtype) if make.dtype in FLOAT else make(2, 3)
     q = make(2, 3)
+    if not make.full:
+        return [Sample((x, q), frozen=(0,))]
     samples = [Sample((x, q), frozen=(0,)), Sample((2.5, q)), Sample((x, 1.5), grad=False)]
     if make.dtype in FLOAT:
         edges = np.asarray([1.0, 0.5, 2.0, 2.0, 3.0, np.inf, np.inf], make.dtype)
@@ -92,11 +86,11 @@ def _zeta_samples(make):
 def _gamma_samples(make):
     a, x = make(2, 3), make(2, 3)
     samples = [Sample((a, x), frozen=(0,)), Sample((a, make(3)), frozen=(0,))]
-    if make.full:
-        edges = np.asarray([0.0, 0.0, 1.0, np.inf, 2.0, -1.0, 30.0, 1000.0], make.dtype)
-        at = np.asarray([0.0, 1.0, 0.0, 2.0, np.inf, 1.0, 30.0, 1000.0], make.dtype)
-        samples.append(Sample((edges, at), grad=False))
-    return samples
+    if not make.full:
+        return samples[:1]
+    edges = np.asarray([0.0, 0.0, 1.0, np.inf, 2.0, -1.0, 30.0, 1000.0], make.dtype)
+    at = np.asarray([0.0, 1.0, 0.0, 2.0, np.inf, 1.0, 30.0, 1000.0], make.dtype)
+    return samples + [Sample((edges, at), grad=False)]
 
 
 def _backward_through_first(fn):
