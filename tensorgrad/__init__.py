@@ -68,6 +68,7 @@ from . import nn as nn
 from . import special as special
 from . import masked as masked
 from . import fft as fft
+from . import signal as signal
 from . import cuda as cuda
 from . import amp as amp
 from .amp import autocast as autocast

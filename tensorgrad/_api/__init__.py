@@ -13,11 +13,13 @@ The modules, each importing only those before it:
   masks, ``take``/``put``, ``nonzero``), ``subscript`` (``x[key]`` read and written,
   ``index_put``, ``masked_fill``), ``joining`` (cat/stack/split, grids, broadcasting);
 - ``elementwise`` (arithmetic, unary functions, clamp, where), ``binary`` (fmod, hypot, lerp,
-  ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...);
+  ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...), ``special_functions`` (Bessel
+  functions, orthogonal polynomials, zeta, igamma);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
   ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``,
   ``linalg_factor`` (LU, the ``_ex`` functions, Householder QR, LDL, cond);
 - ``complex`` (real/imag views, the lazy conjugate, polar form);
+- ``windows`` (``hann_window`` and the other window factories);
 - ``methods`` (operators, dtype casts), ``copies`` (the ``*_copy`` functions, ``as_strided``, the unsafe splits).
 
 ``torch.softmax``, ``torch.dropout`` and the other top-level functions whose implementation is
@@ -26,6 +28,6 @@ The modules, each importing only those before it:
 
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
-    elementwise, binary, comparison, special, matmul, reduction, cumulative, sorting, products, linalg,
-    linalg_legacy, linalg_factor, complex, methods, copies, indices,
+    elementwise, binary, comparison, special, special_functions, matmul, reduction, cumulative, sorting, products,
+    linalg, linalg_legacy, linalg_factor, complex, methods, copies, indices, windows,
 )

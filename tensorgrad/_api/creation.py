@@ -406,6 +406,15 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, r
     return _finish(from_host(values), None, device, requires_grad)
 
 
+def _spaced_dtype(start, end, dtype):
+    """linspace's and logspace's dtype: the default float, complex when an end is complex."""
+    if dtype is not None:
+        return _dtype.to_dtype(dtype)
+    if isinstance(start, complex) or isinstance(end, complex):
+        return _dtype.default_complex()
+    return _dtype.get_default_dtype()
+
+
 def _linspace_values(start, end, steps, np_dtype):
     """Real floating linspace: ``start``, ``end`` and ``step`` rounded to ``np_dtype``, then one
     fused multiply-add per element (float16 and bfloat16 round after each operation)."""
@@ -427,7 +436,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     half counts up from ``start`` and the second half down from ``end`` (complex: per component;
     integers: from the truncated ends, in double)."""
     start, end = _num(start), _num(end)
-    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    d = _spaced_dtype(start, end, dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if d is _dtype.bool_:
@@ -448,6 +457,57 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         step = (end - start) / (steps - 1)
         i = np.arange(steps, dtype=np.float64)
         values = np.trunc(np.where(i < steps // 2, _fma(step, i, start), _fma(-step, steps - 1 - i, end)))
+    return _finish(from_host(np.asarray(values).astype(d.np)), None, device, requires_grad)
+
+
+def _to_integer(values, d):
+    """Doubles converted as C++ converts them: truncated, an out-of-range value (or NaN) gives
+    the most negative int64 (int32 for the narrower types, which then wrap)."""
+    wide = np.int64 if d is _dtype.int64 else np.int32
+    info = np.iinfo(wide)
+    t = np.trunc(values)
+    ok = np.isfinite(t) & (t >= info.min) & (t <= info.max)
+    return np.where(ok, t, info.min).astype(wide).astype(d.np)
+
+
+def _logspace_exponents(start, end, steps, part):
+    """PyTorch's exponents: ``start`` and ``end`` in the tensor's type, their difference taken
+    there, then from each end in double (the first half up from ``start``, the rest down from
+    ``end``)."""
+    lo, hi = part(start), part(end)
+    step = float(hi - lo) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    lo, hi = np.float64(lo), np.float64(hi)
+    return np.where(i < steps // 2, lo + step * i, hi - step * (steps - i - 1))
+
+
+@declare("logspace", out=True, factory=True)
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` powers ``base ** e``, ``e`` evenly spaced from ``start`` to ``end``, as PyTorch's
+    CPU kernel computes them (integer dtypes: truncated ends, a float32 base, truncated powers)."""
+    start, end = _num(start), _num(end)
+    d = _spaced_dtype(start, end, dtype)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if d is _dtype.bool_:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    base = float(base)
+    with np.errstate(all="ignore"):
+        if steps == 0:
+            values = np.zeros(0)
+        elif steps == 1:
+            values = np.array([np.power(complex(base) if d.kind == _dtype.COMPLEX else base, start)])
+        elif d.kind == _dtype.COMPLEX:
+            part = d.to_real().np.type
+            start, end = complex(start), complex(end)
+            exponents = _logspace_exponents(start.real, end.real, steps, part) + 1j * _logspace_exponents(
+                start.imag, end.imag, steps, part)
+            values = np.power(complex(base), exponents)
+        elif d.kind == _dtype.FLOAT:
+            values = np.power(base, _logspace_exponents(start, end, steps, d.np.type))
+        else:
+            exponents = _logspace_exponents(int(start), int(end), steps, int)
+            values = _to_integer(np.power(np.float64(np.float32(base)), exponents), d)
     return _finish(from_host(np.asarray(values).astype(d.np)), None, device, requires_grad)
 
 

@@ -204,7 +204,121 @@ def xlog1py_scalar_other(a, b, *, dtype):
     return _xlog1py(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
 
 
-@op("igamma", grad_fn="IgammaBackward0")
+# ---------------------------------------------------------------- zeta, the incomplete gamma functions
+
+def no_derivative(message):
+    """The identity on an array whose backward raises PyTorch's ``NotImplementedError(message)``
+    (its ``not_implemented`` derivative): an op passes the argument PyTorch does not
+    differentiate through it; when that argument needs no gradient the function is not traced
+    through and nothing raises."""
+    @jax.custom_vjp
+    def f(x):
+        return x
+
+    def f_fwd(x):
+        return x, None
+
+    def f_bwd(residuals, g):
+        raise NotImplementedError(message)
+
+    f.defvjp(f_fwd, f_bwd)
+    return f
+
+
+def _first_of(cases, otherwise):
+    """The value of the first ``(mask, value)`` whose mask holds, else ``otherwise``."""
+    out = otherwise
+    for mask, value in reversed(cases):
+        out = jnp.where(mask, jnp.asarray(value, out.dtype), out)
+    return out
+
+
+def _zeta_value(x, q):
+    """The Hurwitz zeta function with PyTorch's (Cephes') values outside JAX's domain."""
+    inf = jnp.inf
+    pole = (q <= 0) & (q == jnp.floor(q))
+    big = x == inf
+    cases = [(x == 1, inf), (x < 1, jnp.nan), (pole, inf), ((q <= 0) & (x != jnp.floor(x)), jnp.nan),
+             (big & (q < 0), inf), (big & (q > 0) & (q < 1), inf), (big & (q == 1), 1.0)]
+    return _first_of(cases, jsp.zeta(x, q))
+
+
+@jax.custom_jvp
+def _zeta(x, q):
+    return _zeta_value(x, q)
+
+
+@_zeta.defjvp
+def _zeta_jvp(primals, tangents):
+    # d/dq = -x zeta(x + 1, q); the x tangent enters with a zero coefficient, so that its
+    # transpose reaches ``no_derivative``'s backward (which raises)
+    (x, q), (tx, tq) = primals, tangents
+    return _zeta(x, q), -x * _zeta(x + 1, q) * tq + jnp.zeros_like(x) * tx
+
+
+_zeta_x = no_derivative("the derivative for 'zeta' is not implemented.")
+
+
+def _zeta_op(x, q, dtype):
+    return _zeta(_zeta_x(_c(x, dtype)), _c(q, dtype))
+
+
+@op("special_zeta", grad_fn="SpecialZetaBackward0")
+def zeta(x, q, *, dtype):
+    return _zeta_op(x, q, dtype)
+
+
+@op("special_zeta_scalar_self", grad_fn="SpecialZetaBackward1", scalar_slots=False, saves={"q": "any"})
+def zeta_scalar_self(q, x, *, dtype):
+    return _zeta_op(x, q, dtype)
+
+
+@op("special_zeta_scalar_other", grad_fn="SpecialZetaBackward2", scalar_slots=False, saves={"x": "any"})
+def zeta_scalar_other(x, q, *, dtype):
+    return _zeta_op(x, q, dtype)
+
+
+def _incomplete_gamma(a, x, upper):
+    """PyTorch's ``calc_igamma``/``calc_igammac``: its values at the domain's edges, JAX's
+    regularized incomplete gamma function elsewhere, in float64 (JAX's float32 loses digits
+    where ``a`` and ``x`` are large and close)."""
+    wide = jnp.float64
+    a64, x64 = a.astype(wide), x.astype(wide)
+    lower_value, upper_value = (0.0, 1.0) if not upper else (1.0, 0.0)
+    inner = jsp.gammaincc(a64, x64) if upper else jsp.gammainc(a64, x64)
+    cases = [((x64 < 0) | (a64 < 0), jnp.nan),
+             ((a64 == 0) & (x64 > 0), upper_value), (a64 == 0, jnp.nan),
+             (x64 == 0, lower_value),
+             (jnp.isinf(a64) & jnp.isinf(x64), jnp.nan), (jnp.isinf(a64), lower_value),
+             (jnp.isinf(x64), upper_value)]
+    return _first_of(cases, inner).astype(a.dtype)
+
+
+def _igamma_jvp_rule(upper):
+    @jax.custom_jvp
+    def f(a, x):
+        return _incomplete_gamma(a, x, upper)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        # d/dx P(a, x) = exp((a - 1) log(x) - x - lgamma(a)), PyTorch's formula; Q's is its negative
+        (a, x), (ta, tx) = primals, tangents
+        density = jnp.exp((a - 1) * jnp.log(x) - x - jsp.gammaln(a))
+        return f(a, x), (-density if upper else density) * tx + jnp.zeros_like(a) * ta
+
+    return f
+
+
+_igamma, _igammac = _igamma_jvp_rule(False), _igamma_jvp_rule(True)
+_igamma_a = no_derivative("the derivative for 'igamma: input' is not implemented.")
+_igammac_a = no_derivative("the derivative for 'igammac: input' is not implemented.")
+
+
+@op("igamma")
 def igamma(a, x, *, dtype):
-    """The regularized lower incomplete gamma function P(a, x) (``torch.special.gammainc``)."""
-    return jsp.gammainc(_c(a, dtype), _c(x, dtype))
+    return _igamma(_igamma_a(_c(a, dtype)), _c(x, dtype))
+
+
+@op("igammac")
+def igammac(a, x, *, dtype):
+    return _igammac(_igammac_a(_c(a, dtype)), _c(x, dtype))

@@ -4,9 +4,8 @@ Dirichlet and Beta (a Dirichlet over two categories), with PyTorch's formulas.""
 import math
 from numbers import Number, Real
 
-from .. import _dtype
-from .._tensor import Size, apply
-from .._ops import special as SP
+from .._tensor import Size
+from .._api.special_functions import igamma
 from .._api.creation import as_tensor, full_like, zeros_like, tensor as _tensor
 from .._api.joining import stack
 from ..nn._functional.linear import one_hot
@@ -318,13 +317,8 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        c, x = broadcast_all(self.concentration, self.rate * value)
-        dtype = _dtype.promote_types(c.dtype, x.dtype)
-        if dtype.kind != _dtype.FLOAT:
-            raise NotImplementedError(f'"igamma_cpu" not implemented for \'{dtype.c_name}\'')
-        # P(concentration, rate * value); its derivative in the concentration is JAX's (PyTorch
-        # has none: its backward raises)
-        return apply(SP.igamma, (c, x), (dtype.np,))
+        # P(concentration, rate * value), as PyTorch: no derivative in the concentration
+        return igamma(*broadcast_all(self.concentration, self.rate * value))
 
     def entropy(self):
         c = self.concentration

@@ -1,0 +1,3 @@
+"""``tensorgrad.signal``: PyTorch's ``torch.signal`` namespace (its ``windows``)."""
+
+from . import windows as windows
