@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._ops import nn_sample as NS
+from ..._api.surface import declare
 from ..._tensor import apply
 from ._util import is_tracer, no_grad_argument, not_implemented, ntuple
 from ..._api import shape as S
@@ -35,6 +36,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                         ("zeros", "border", "reflection").index(padding_mode), align_corners)
 
 
+@declare("grid_sampler")
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """``torch.grid_sampler``: ``grid_sample`` with PyTorch's integer mode codes."""
     if grid.dtype is not input.dtype:
@@ -71,12 +73,14 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return apply(op, (input, grid), (mode, padding, bool(align_corners)))
 
 
+@declare("grid_sampler_2d")
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     if input.ndim != 4:
         raise RuntimeError(f"grid_sampler_2d(): expected 4D input, but got input with sizes {list(input.shape)}")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+@declare("grid_sampler_3d")
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
     if input.ndim != 5:
         raise RuntimeError(f"grid_sampler_3d(): expected 5D input, but got input with sizes {list(input.shape)}")
@@ -110,6 +114,13 @@ def affine_grid(theta, size, align_corners=None):
             stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return affine_grid_generator(theta, size, align_corners)
+
+
+@declare("affine_grid_generator")
+def affine_grid_generator(theta, size, align_corners):
+    """``torch.affine_grid_generator``: ``affine_grid`` without its checks of ``theta``'s shape."""
+    size = tuple(int(s) for s in size)
     if theta.shape[0] != size[0]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {theta.shape[2]}] but got: "
@@ -274,6 +285,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 # ---------------------------------------------------------------- channel shuffle
 
+@declare("channel_shuffle", "native_channel_shuffle")
 def channel_shuffle(input, groups):
     """Channels (axis 1) split into ``groups`` and interleaved."""
     if input.ndim <= 2:
