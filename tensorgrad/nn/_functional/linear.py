@@ -201,6 +201,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if offsets.dtype is not input.dtype:
         raise RuntimeError(
             f"expected scalar type {input.dtype.c_name} but found {offsets.dtype.c_name}")
+    if weight.dtype.kind != _dtype.FLOAT:
+        found = "CPUBoolType" if weight.dtype is _dtype.bool_ else f"torch.{weight.dtype.legacy}"
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
+            f"Float, Double; but got {found} instead (while checking arguments for embedding_bag)")
     num = weight.shape[0]
     _check_indices(input, num)
     if include_last_offset and offsets.shape[0] < 1:
@@ -220,8 +225,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
         raise RuntimeError(
             "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
-            f"'per_sample_weights'; but type {weight.dtype.tensor_type} does not equal "
-            f"{per_sample_weights.dtype.tensor_type} (while checking arguments for embedding_bag)")
+            f"'per_sample_weights'; but type {weight.dtype.legacy} does not equal "
+            f"{per_sample_weights.dtype.legacy} (while checking arguments for embedding_bag)")
     psw = absent(weight.dtype) if per_sample_weights is None else per_sample_weights
     cfg = (mode, bool(include_last_offset), padding_idx)
     return apply(N.embedding_bag, (weight, input, offsets, psw), cfg)
