@@ -75,7 +75,7 @@ ROWS = [
                Err((arr(2, 2, 3, 4), arr(2, 2, 3, 3)), call=_grid_sample, match="size 2 in last dimension"))),
     Op("nnf.affine_grid", _affine, lambda make: [Sample((make(2, 2, 3), make(2, 3, 4)))], dtypes=FLOAT,
        tol={"float32": (1e-5, 1e-6)}),
-    Op("nnf.max_unpool", _unpool, lambda make: [Sample((make(2, 3, 4, 4),))], dtypes=INT_FLOAT),
+    Op("nnf.max_unpool", _unpool, lambda make: [Sample((make(2, 3, 4, 4),))], dtypes=FLOAT),
     Op("nnf.fractional_max_pool", _fractional, lambda make: [Sample((make(1, 2, 5, 4), make(1, 2, 4, 3, 4)))],
        dtypes=FLOAT),
     Op("nnf.composed_pools", _composed_pools, lambda make: [Sample((make(2, 4, 4, 4),))], dtypes=INT_FLOAT,

@@ -39,8 +39,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 @declare("grid_sampler")
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """``torch.grid_sampler``: ``grid_sample`` with PyTorch's integer mode codes."""
-    if grid.dtype is not input.dtype:
-        raise RuntimeError(f"expected scalar type {input.dtype.c_name} but found {grid.dtype.c_name}")
     if input.ndim != grid.ndim:
         raise RuntimeError(
             f"grid_sampler(): expected grid to have same number of dimensions as input, but got input with sizes "
@@ -67,6 +65,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     nd = input.ndim - 2
     if input.dtype.kind != _dtype.FLOAT:
         raise not_implemented(f"grid_sampler_{nd}d_cpu_kernel_impl", input.dtype)
+    if grid.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.c_name} but found {grid.dtype.c_name}")
     op = NS.grid_sampler_2d if nd == 2 else NS.grid_sampler_3d
     mode = ("bilinear", "nearest", "bicubic")[interpolation_mode]
     padding = ("zeros", "border", "reflection")[padding_mode]
@@ -170,6 +170,8 @@ def _max_unpool(input, indices, output_size, nd):
         if input.shape[axis] <= 0:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got "
                                f"{list(input.shape)} with dimension {axis} being empty.")
+    if input.dtype.kind != _dtype.FLOAT:
+        raise not_implemented(f"max_unpool{nd}d", input.dtype)
     total = int(np.prod(output_size))
     if not is_tracer(indices) and indices.numel():
         flat = np.asarray(indices._data)
