@@ -80,3 +80,33 @@ def embedding_renorm(weight, indices, *, max_norm, norm_type):
     used = jnp.zeros(weight.shape[0], bool).at[indices.reshape(-1)].set(True)
     scale = jnp.where(used & (norms > max_norm), max_norm / (norms + 1e-7), 1.0)
     return weight * scale[:, None].astype(weight.dtype)
+
+
+@op("embedding_bag", grad_fn="EmbeddingBagBackward0", no_slot=(1, 2),
+    saves={"weight": "any", "indices": "any", "offsets": "any", "per_sample_weights": "any"})
+def embedding_bag(weight, indices, offsets, per_sample_weights, *, mode, include_last_offset, padding_idx):
+    """The sum, mean or max of the rows of each bag: ``indices[offsets[b]:offsets[b + 1]]``.
+
+    ``per_sample_weights`` of shape (0,) means none; ``padding_idx``'s entries are left out
+    (of the mean's count too); an empty bag gives zeros.
+    """
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    # with include_last_offset the last bag runs to the end of ``indices``, as in PyTorch's
+    # general CPU kernel (its float32 sum path stops at the last offset instead)
+    bag = jnp.searchsorted(offsets[:bags], jnp.arange(indices.shape[0], dtype=offsets.dtype), side="right") - 1
+    keep = bag >= 0
+    if padding_idx is not None:
+        keep = keep & (indices != padding_idx)
+    bag = jnp.clip(bag, 0, max(bags - 1, 0))
+    rows = jnp.take(weight, indices, axis=0)
+    if per_sample_weights.shape[0]:
+        rows = rows * per_sample_weights[:, None].astype(rows.dtype)
+    if mode == "max":
+        filled = jnp.where(keep[:, None], rows, -jnp.inf)
+        out = jax.ops.segment_max(filled, bag, num_segments=bags)
+        return jnp.where(jnp.isneginf(out), jnp.zeros((), out.dtype), out)
+    out = jax.ops.segment_sum(jnp.where(keep[:, None], rows, jnp.zeros((), rows.dtype)), bag, num_segments=bags)
+    if mode == "mean":
+        count = jax.ops.segment_sum(keep.astype(rows.dtype), bag, num_segments=bags)
+        out = out / jnp.maximum(count, 1)[:, None]
+    return out

@@ -54,3 +54,23 @@ from ._functional.margin_loss import (
 )
 from ._functional.distance import pairwise_distance as pairwise_distance, cosine_similarity as cosine_similarity
 from .._api.reduction import pdist as pdist  # PyTorch's nn.functional.pdist is torch.pdist
+from ._functional.sampling import (
+    grid_sample as grid_sample, affine_grid as affine_grid, max_unpool1d as max_unpool1d,
+    max_unpool2d as max_unpool2d, max_unpool3d as max_unpool3d, fractional_max_pool2d as fractional_max_pool2d,
+    fractional_max_pool3d as fractional_max_pool3d,
+    fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices,
+    fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices,
+    channel_shuffle as channel_shuffle, native_channel_shuffle as native_channel_shuffle,
+)
+from ._functional.pooling import (
+    lp_pool1d as lp_pool1d, lp_pool2d as lp_pool2d, lp_pool3d as lp_pool3d, local_response_norm as local_response_norm,
+    max_pool1d_with_indices as max_pool1d_with_indices, max_pool2d_with_indices as max_pool2d_with_indices,
+    max_pool3d_with_indices as max_pool3d_with_indices,
+    adaptive_max_pool1d_with_indices as adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices as adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices as adaptive_max_pool3d_with_indices,
+)
+from ._functional.spatial import upsample_nearest as upsample_nearest, upsample_bilinear as upsample_bilinear
+from ._functional.margin_loss import triplet_margin_with_distance_loss as triplet_margin_with_distance_loss
+from ._functional.linear import embedding_bag as embedding_bag
+from ._functional.loss import ctc_loss as ctc_loss

@@ -5,6 +5,7 @@ Each composes PyTorch's own decomposition, so ``grad_fn`` chains print as PyTorc
 """
 
 import math
+import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -16,6 +17,7 @@ from ..._ops import shape as SO
 from ..._tensor import apply, _wrap, _C_TYPE
 from ._util import absent, is_tracer, not_implemented, write_no_grad
 from .dropout import dropout
+from ..._api import creation as C
 from ..._api import shape as S
 from ..._api import reduction as RED
 from ..._api import matmul as MM
@@ -146,6 +148,90 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         new = apply(N.embedding_renorm, (weight, input), (float(max_norm), float(norm_type)))
         write_no_grad(weight, new._data)
     return apply(N.embedding, (weight, input), (padding_idx, bool(scale_grad_by_freq)))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of ``weight``'s rows over each bag of indices.
+
+    A 2-D ``input`` holds one bag per row; a 1-D one is cut into bags at ``offsets``.
+    """
+    if weight.dtype in (_dtype.int64, _dtype.int32) and input.dtype.kind == _dtype.FLOAT:
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = C.arange(0, input.numel(), input.shape[1], dtype=input.dtype)
+        include_last_offset = False
+        input = S.reshape(input, (-1,))
+        if per_sample_weights is not None:
+            per_sample_weights = S.reshape(per_sample_weights, (-1,))
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if scale_grad_by_freq:
+        raise NotImplementedError(
+            "embedding_bag(scale_grad_by_freq=True) is not implemented in tensorgrad (PyTorch's CPU kernel scales "
+            "by counts that do not follow the documented per-index frequency); use scale_grad_by_freq=False")
+    if sparse:
+        raise NotImplementedError(
+            "embedding_bag(sparse=True): tensorgrad has no sparse tensors; use sparse=False (dense gradients)")
+    for name, t in (("indices", input), ("offsets", offsets)):
+        if t.dtype not in (_dtype.int64, _dtype.int32):
+            raise RuntimeError(
+                f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: Long, Int; "
+                f"but got {t.dtype.legacy} instead (while checking arguments for embedding_bag)")
+    if offsets.dtype is not input.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype.c_name} but found {offsets.dtype.c_name}")
+    if weight.dtype.kind != _dtype.FLOAT:
+        found = "CPUBoolType" if weight.dtype is _dtype.bool_ else f"torch.{weight.dtype.legacy}"
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
+            f"Float, Double; but got {found} instead (while checking arguments for embedding_bag)")
+    num = weight.shape[0]
+    _check_indices(input, num)
+    if include_last_offset and offsets.shape[0] < 1:
+        raise RuntimeError("include_last_offset: number of offsets should be at least 1")
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, but "
+                               f"got {padding_idx}")
+        padding_idx = int(padding_idx) % num
+    if max_norm is not None:
+        new = apply(N.embedding_renorm, (weight, input), (float(max_norm), float(norm_type)))
+        write_no_grad(weight, new._data)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub.")
+    if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+            f"'per_sample_weights'; but type {weight.dtype.legacy} does not equal "
+            f"{per_sample_weights.dtype.legacy} (while checking arguments for embedding_bag)")
+    psw = absent(weight.dtype) if per_sample_weights is None else per_sample_weights
+    cfg = (mode, bool(include_last_offset), padding_idx)
+    return apply(N.embedding_bag, (weight, input, offsets, psw), cfg)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -17,8 +17,9 @@ from ... import _dtype
 from ..._autocast import float32_function
 from ..._autograd.grad_mode import no_grad
 from ..._ops import elementwise as E
+from ..._ops import nn_ctc as NL_CTC
 from ..._ops import nn_loss as NL
-from ..._tensor import apply, _wrap
+from ..._tensor import Tensor, apply, _wrap
 from ._util import (
     broadcast_pair, broadcast_shape, is_tracer, no_grad_argument, not_implemented, or_absent, reduce_loss,
     reduction_of, size_str,
@@ -33,6 +34,9 @@ from ..._api import elementwise as EL
 from ..._api import creation as C
 from ..._api import conversion as CNV
 from ..._api import comparison as CMP
+from ..._api import binary as BIN
+from ..._api import cumulative as CUM
+from ..._api import indexing as IDX
 
 
 # ---------------------------------------------------------------- helpers
@@ -391,3 +395,78 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if full:
         loss += 0.5 * math.log(2 * math.pi)
     return reduce_loss(loss, reduction)
+
+
+# ---------------------------------------------------------------- connectionist temporal classification
+
+def _lengths(lengths, name, batch):
+    """``input_lengths``/``target_lengths`` (a tensor or a sequence of ints) as an int64 tensor."""
+    if not isinstance(lengths, Tensor):
+        lengths = C.tensor([int(v) for v in lengths], dtype=_dtype.int64)
+    elif lengths.dtype.kind == _dtype.FLOAT or lengths.dtype is _dtype.bool_:
+        raise RuntimeError(f"{name} must be integral")
+    lengths = S.reshape(lengths, (-1,))
+    if lengths.shape[0] != batch:
+        raise RuntimeError(f"{name} must be of size batch_size")
+    return CNV.to(lengths, _dtype.int64)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The connectionist temporal classification loss of ``log_probs`` ``(T, N, C)`` (or ``(T, C)``).
+
+    ``targets`` is ``(N, S)`` padded or 1-D, the targets concatenated; the gradient is
+    PyTorch's (``exp(log_probs) - posterior``, see ``_ops/nn_ctc.py``).
+    """
+    reduction = reduction_of(None, None, reduction)
+    if log_probs.dtype.kind != _dtype.FLOAT:
+        raise not_implemented("ctc_loss_cpu", log_probs.dtype)
+    batched = log_probs.ndim == 3
+    if not batched:
+        log_probs = S.unsqueeze(log_probs, 1)
+        targets = S.unsqueeze(targets, 0)
+    steps, batch, classes = log_probs.shape
+    input_lengths = _lengths(input_lengths, "input_lengths", batch)
+    target_lengths = _lengths(target_lengths, "target_lengths", batch)
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    targets = CNV.to(targets, _dtype.int64)
+    host = not (is_tracer(input_lengths) or is_tracer(target_lengths) or is_tracer(targets))
+    if host:
+        ins = np.asarray(input_lengths._data)
+        outs = np.asarray(target_lengths._data)
+        for name, values, high in (("input_lengths", ins, steps), ("target_lengths", outs, None)):
+            if values.size and values.min() < 0:
+                raise RuntimeError(f"Expected {name} to have value at least 0, but got value {values.min()} (while "
+                                   "checking arguments for ctc_loss_allocate_outputs)")
+            if high is not None and values.size and values.max() > high:
+                raise RuntimeError(f"Expected {name} to have value at most {high}, but got value {values.max()} "
+                                   "(while checking arguments for ctc_loss_allocate_outputs)")
+        longest = int(outs.max()) if outs.size else 0
+        if targets.ndim == 1 and targets.shape[0] != int(outs.sum()):
+            raise RuntimeError(f"Expected tensor to have size {int(outs.sum())} at dimension 0, but got size "
+                               f"{targets.shape[0]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")
+        if targets.ndim == 2 and targets.shape[1] < longest:
+            raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                               f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")
+    if targets.ndim == 1:
+        # concatenated targets: padded rows gathered from each target's start
+        width = longest if host else targets.shape[0]
+        starts = CUM.cumsum(target_lengths, 0) - target_lengths
+        positions = S.unsqueeze(starts, 1) + C.arange(width)
+        positions = BIN.clamp_max(BIN.clamp_min(positions, 0), max(targets.shape[0] - 1, 0))
+        targets = IDX.index_select(targets, 0, S.reshape(positions, (-1,))) if targets.shape[0] else (
+            C.zeros(batch, width, dtype=_dtype.int64))
+        targets = S.reshape(targets, (batch, width))
+    loss = apply(NL_CTC.ctc_loss, (log_probs, targets, input_lengths, target_lengths), (int(blank), bool(zero_infinity)))
+    if zero_infinity:
+        loss = EL.where(CMP.eq(loss, math.inf), C.zeros((), dtype=loss.dtype), loss)
+    if reduction == "mean":
+        divisor = BIN.clamp_min(CNV.to(target_lengths, log_probs.dtype), 1)
+        loss = RED.mean(loss / divisor)
+    elif reduction == "sum":
+        loss = RED.sum(loss)
+    elif not batched:
+        loss = S.squeeze(loss, 0)
+    return loss

@@ -35,7 +35,7 @@ from .dropout import (
     Dropout as Dropout, Dropout1d as Dropout1d, Dropout2d as Dropout2d, Dropout3d as Dropout3d,
     AlphaDropout as AlphaDropout, FeatureAlphaDropout as FeatureAlphaDropout,
 )
-from .sparse import Embedding as Embedding
+from .sparse import Embedding as Embedding, EmbeddingBag as EmbeddingBag
 from .loss import (
     L1Loss as L1Loss, MSELoss as MSELoss, CrossEntropyLoss as CrossEntropyLoss, NLLLoss as NLLLoss,
     BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, HuberLoss as HuberLoss,
@@ -75,6 +75,12 @@ from .padding import (
 from .resample import (
     Upsample as Upsample, UpsamplingNearest2d as UpsamplingNearest2d, UpsamplingBilinear2d as UpsamplingBilinear2d,
     PixelShuffle as PixelShuffle, PixelUnshuffle as PixelUnshuffle, Fold as Fold, Unfold as Unfold,
+)
+from .sampling import (
+    MaxUnpool1d as MaxUnpool1d, MaxUnpool2d as MaxUnpool2d, MaxUnpool3d as MaxUnpool3d,
+    FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d, LPPool1d as LPPool1d,
+    LPPool2d as LPPool2d, LPPool3d as LPPool3d, LocalResponseNorm as LocalResponseNorm,
+    ChannelShuffle as ChannelShuffle, CTCLoss as CTCLoss, TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
 )
 
 # the public names are the module classes (not the submodules that define them)
