@@ -8,9 +8,15 @@ implementation; the top level (and ``Tensor.softmax``, ``tensorgrad.special.soft
 from the declared surface.
 """
 
+from contextlib import nullcontext
+
+from ... import _dtype
+from ..._api.creation import new_empty
 from ..._api.surface import declare
+from ..._autograd.grad_mode import no_grad
 from . import activation as A
 from . import dropout as D
+from . import norm as N
 from . import spatial as SP
 
 
@@ -92,3 +98,60 @@ declare("celu_")(A.celu_)
 declare("threshold_")(A.threshold_)
 declare("rrelu_")(A.rrelu_)
 declare("prelu", method=True)(A.prelu)
+
+
+# ---------------------------------------------------------------- the native normalizations
+# ``torch.native_layer_norm`` and its kin return the normalized tensor (nn.functional's, with its
+# ``Native...Backward0`` node) and the statistics PyTorch saves for backward: the mean and the
+# reciprocal standard deviation, which never require grad.
+
+def _statistics(input, dims, eps, keep_shape, differentiable=False):
+    """The mean and reciprocal standard deviation over ``dims``, shaped ``keep_shape`` (with
+    history only where PyTorch's are differentiable: group norm's)."""
+    if not differentiable:
+        input = input.detach()
+    with no_grad() if not differentiable else nullcontext():
+        mean = input.mean(dims, keepdim=True)
+        rstd = (input.var(dims, correction=0, keepdim=True) + eps).rsqrt()
+    return mean.reshape(keep_shape), rstd.reshape(keep_shape)
+
+
+@declare("native_layer_norm")
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``(out, mean, rstd)``; the statistics keep the normalized dimensions as size 1."""
+    out = N.layer_norm(input, normalized_shape, weight, bias, eps)
+    k = len(normalized_shape)
+    dims = tuple(range(input.dim() - k, input.dim()))
+    return (out, *_statistics(input, dims, eps, tuple(input.shape[:input.dim() - k]) + (1,) * k))
+
+
+@declare("native_group_norm")
+def native_group_norm(input, weight, bias, N_, C, HxW, group, eps):
+    """``(out, mean, rstd)``; the statistics have shape ``(N, group)``."""
+    out = N.group_norm(input, group, weight, bias, eps)
+    grouped = input.reshape(N_, group, (C // group) * HxW)
+    return (out, *_statistics(grouped, (2,), eps, (N_, group), differentiable=True))
+
+
+@declare("native_batch_norm")
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``(out, save_mean, save_invstd)``: the batch's statistics per channel in training (the
+    running ones updated in place), empty tensors in evaluation, as PyTorch's CPU kernel."""
+    dims = (0,) + tuple(range(2, input.dim()))
+    if training:
+        stats = _statistics(input, dims, eps, (input.shape[1],))
+    else:
+        stats = (new_empty(input, (0,)), new_empty(input, (0,)))
+    out = N.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return (out, *stats)
+
+
+@declare("_softmax_backward_data")
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """The gradient of ``softmax`` at ``output`` for ``grad_output``: in ``grad_output``'s dtype,
+    or ``input_dtype`` when that is a half type and the gradient float32 (PyTorch's half-to-float
+    softmax)."""
+    grad = output * (grad_output - (grad_output * output).sum(dim, keepdim=True))
+    if grad.dtype is _dtype.float32 and input_dtype in (_dtype.float16, _dtype.bfloat16):
+        return grad.to(input_dtype)
+    return grad
