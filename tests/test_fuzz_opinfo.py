@@ -1,7 +1,7 @@
 """PyTorch's OpInfo samples through tensorgrad: forward values and gradients (tests/fuzz/opinfo.py).
 
 Profiles:
-- the default run: every ``FUZZ_OPINFO_STRIDE``-th (12) OpInfo that tensorgrad has, its first
+- the default run: every ``FUZZ_OPINFO_STRIDE``-th (20) OpInfo that tensorgrad has, its first
   ``FUZZ_OPINFO_SAMPLES`` (2) float32 samples;
 - ``python -m pytest --long -m long -s tests/test_fuzz_opinfo.py``: every sample of every
   OpInfo tensorgrad has, with a summary (ops covered, samples, and each outcome).
@@ -20,7 +20,7 @@ import pytest
 from fuzz import known, opinfo
 from oracle import _oracle, torch  # noqa: F401 - _oracle skips these tests where PyTorch is absent
 
-STRIDE = int(os.environ.get("FUZZ_OPINFO_STRIDE", "12"))
+STRIDE = int(os.environ.get("FUZZ_OPINFO_STRIDE", "20"))
 SAMPLES = int(os.environ.get("FUZZ_OPINFO_SAMPLES", "2"))
 
 

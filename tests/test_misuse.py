@@ -748,7 +748,7 @@ def inplace_into_an_expanded_tensor(torch):
 
 
 ones_case("resize_of_a_tensor_requiring_grad", (2,), lambda torch, a: a.resize_(3),
-          RuntimeError, xfail="Tensor.resize_ does not exist (AttributeError) ('views')", requires_grad=True)
+          RuntimeError, requires_grad=True)
 
 
 @misuse(RuntimeError)

@@ -39,75 +39,75 @@ def _copied(view_fn, input, *args, twins=V.COPIES, **kwargs):
     return out
 
 
-@declare("alias_copy")
+@declare("alias_copy", out=True)
 def alias_copy(input):
     return apply(V.COPIES[V.alias], (input,))
 
 
-@declare("detach_copy")
+@declare("detach_copy", out=True)
 def detach_copy(input):
     return alias_copy(input).detach()
 
 
-@declare("permute_copy")
+@declare("permute_copy", out=True)
 def permute_copy(input, dims):
     return _copied(_shape.permute, input, dims)
 
 
-@declare("t_copy")
+@declare("t_copy", out=True)
 def t_copy(input):
     return _copied(_shape.t, input)
 
 
-@declare("transpose_copy")
+@declare("transpose_copy", out=True)
 def transpose_copy(input, dim0, dim1):
     return _copied(_shape.transpose, input, dim0, dim1)
 
 
-@declare("squeeze_copy")
+@declare("squeeze_copy", out=True)
 def squeeze_copy(input, dim=None):
     return _copied(_shape.squeeze, input, dim)
 
 
-@declare("unsqueeze_copy")
+@declare("unsqueeze_copy", out=True)
 def unsqueeze_copy(input, dim):
     return _copied(_shape.unsqueeze, input, dim)
 
 
-@declare("expand_copy")
+@declare("expand_copy", out=True)
 def expand_copy(input, size, *, implicit=False):
     return _copied(_shape.expand, input, size)
 
 
-@declare("diagonal_copy")
+@declare("diagonal_copy", out=True)
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):
     return _copied(_shape.diagonal, input, offset, dim1, dim2)
 
 
-@declare("select_copy")
+@declare("select_copy", out=True)
 def select_copy(input, dim, index):
     return _copied(_shape.select, input, dim, index)
 
 
-@declare("slice_copy")
+@declare("slice_copy", out=True)
 def slice_copy(input, dim=0, start=None, end=None, step=1):
     dim = _shape._wrap_dim(dim, input.ndim)
     return _copied(_shape._slice, input, dim, start, end, step)
 
 
-@declare("narrow_copy", method=True)
+@declare("narrow_copy", method=True, out=True)
 def narrow_copy(input, dim, start, length):
     if isinstance(dim, int) and dim >= input.ndim:
         raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
     return _copied(_shape.narrow, input, dim, start, length, twins={V.slice_: V.NARROW_COPY})
 
 
-@declare("unfold_copy")
+@declare("unfold_copy", out=True)
 def unfold_copy(input, dimension, size, step):
     return _copied(_shape.unfold, input, dimension, size, step)
 
 
-@declare("view_copy")
+@declare("view_copy", out=True)
 def view_copy(input, size):
     if isinstance(size, type(input.dtype)):
         return _copied(_shape.view, input, size)
@@ -116,17 +116,17 @@ def view_copy(input, size):
     return apply(V.COPIES[V.view], (input,), (shape,))
 
 
-@declare("unbind_copy")
+@declare("unbind_copy", out=True)
 def unbind_copy(input, dim=0):
     return _copied(_joining.unbind, input, dim)
 
 
-@declare("split_copy")
+@declare("split_copy", out=True)
 def split_copy(input, split_size, dim=0):
     return _copied(_joining.split, input, split_size, dim)
 
 
-@declare("split_with_sizes_copy")
+@declare("split_with_sizes_copy", out=True)
 def split_with_sizes_copy(input, split_sizes, dim=0):
     return _copied(_joining.split, input, list(split_sizes), dim)
 
@@ -210,7 +210,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return apply(V.as_strided_gather, (input, index), (size, stride, offset))
 
 
-@declare("as_strided_copy")
+@declare("as_strided_copy", out=True)
 def as_strided_copy(input, size, stride, storage_offset=None):
     return _copied(as_strided, input, size, stride, storage_offset)
 

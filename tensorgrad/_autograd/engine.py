@@ -15,6 +15,7 @@ import warnings
 import jax.numpy as jnp
 
 from .grad_mode import STATE
+from .._meta import call as meta_call
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
 from .._cache import FUSED, config_key, jit
 from .._ops.registry import vjp_call
@@ -428,7 +429,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
             n._check_versions(gops)
             primals.append(n.primals)
     grads = [g for (n, _), g in zip(root_edges, root_grads) if n is not None]
-    leaf_grads = program(primals, grads)
+    leaf_grads = meta_call(program, (primals, grads))
     for acc, g in zip(leaves, leaf_grads):
         if g is not None:
             acc.accumulate(g, False, gops)
