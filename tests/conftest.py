@@ -31,8 +31,8 @@ def pytest_configure(config):
 
 # the longest files first (minutes on two cores), so that ``-n auto --dist loadfile`` starts
 # them at once instead of leaving one to run alone at the end
-LONGEST_FIRST = ("test_ops.py", "test_nn_functional.py", "test_nn.py", "test_compile.py", "test_views.py",
-                 "test_seeds.py")
+LONGEST_FIRST = ("test_ops.py", "test_programs.py", "test_nn_functional.py", "test_nn.py", "test_compile.py",
+                 "test_views.py", "test_distributions.py", "test_seeds.py", "test_complex.py")
 
 
 def _rank(item):

@@ -133,7 +133,7 @@ def native_group_norm(input, weight, bias, N_, C, HxW, group, eps):
     return (out, *_statistics(grouped, (2,), eps, (N_, group), differentiable=True))
 
 
-@declare("native_batch_norm")
+@declare("native_batch_norm", out=True)
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """``(out, save_mean, save_invstd)``: the batch's statistics per channel in training (the
     running ones updated in place), empty tensors in evaluation, as PyTorch's CPU kernel."""
