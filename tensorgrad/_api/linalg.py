@@ -152,9 +152,8 @@ def _vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-@declare("linalg.solve", out=True)
-def solve(A, B, *, left=True):
-    """``X`` with ``A X = B`` (``X A = B`` with ``left=False``); B may be a (batch of) vector."""
+def check_solve(A, B, left):
+    """``linalg.solve``'s checks of ``A`` and ``B`` (PyTorch's messages); whether B is a vector."""
     _matrices("linalg.solve", A)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -166,6 +165,13 @@ def solve(A, B, *, left=True):
         bshape = f"{B.shape[-1]}x1" if vector else f"{B.shape[-2]}x{B.shape[-1]}"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {bshape})")
+    return vector
+
+
+@declare("linalg.solve", out=True)
+def solve(A, B, *, left=True):
+    """``X`` with ``A X = B`` (``X A = B`` with ``left=False``); B may be a (batch of) vector."""
+    vector = check_solve(A, B, left)
     result = apply(LD.solve, (A, B), (bool(left), vector))
     if not _all_finite(result):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")

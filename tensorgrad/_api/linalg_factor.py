@@ -216,17 +216,7 @@ def torch_lu_solve(input, LU_data, LU_pivots):
 def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)`` (named tuple ``linalg_solve_ex``): ``linalg.solve`` that reports a
     singular ``A`` in ``info`` (LU's) instead of raising."""
-    LA._matrices("linalg.solve", A)
-    if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{A.dtype.c_name} and B of type {B.dtype.c_name} instead")
-    vector = LA._vector_rhs(A, B)
-    n = A.shape[-1]
-    rows = B.shape[-1] if vector or not left else B.shape[-2]
-    if rows != n:
-        bshape = f"{B.shape[-1]}x1" if vector else f"{B.shape[-2]}x{B.shape[-1]}"
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {bshape})")
+    vector = LA.check_solve(A, B, left)
     result, info = apply(LF.solve_ex, (A, B), (bool(left), vector))
     if check_errors:
         failure = _first_failure(info)

@@ -71,17 +71,22 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return reduce_loss(BIN.clamp_min(out, 0.0), reduction)
 
 
-@float32_function
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
-    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``pairwise_distance``."""
-    reduction = reduction_of(size_average, reduce, reduction)
+def _check_triplet(margin, anchor, positive, negative):
+    """The triplet losses' checks, with PyTorch's messages."""
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not (anchor.ndim == positive.ndim == negative.ndim):
         raise RuntimeError(
             "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
             f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+
+
+@float32_function
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``pairwise_distance``."""
+    reduction = reduction_of(size_average, reduce, reduction)
+    _check_triplet(margin, anchor, positive, negative)
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -95,12 +100,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     """The triplet margin loss with any ``distance_function`` (default ``pairwise_distance``)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not (anchor.ndim == positive.ndim == negative.ndim):
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
-            f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    _check_triplet(margin, anchor, positive, negative)
     if distance_function is None:
         distance_function = pairwise_distance
     dist_pos = distance_function(anchor, positive)

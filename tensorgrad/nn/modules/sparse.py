@@ -8,6 +8,17 @@ from ._factory import new_param
 from .module import Module
 
 
+
+def _padding_index(padding_idx, num_embeddings, name):
+    """``padding_idx`` made non-negative, checked with PyTorch's AssertionError (``Embedding``
+    spells it ``Padding_idx``, ``EmbeddingBag`` ``padding_idx``)."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{name} must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 class Embedding(Module):
     """Rows of ``weight`` (``num_embeddings x embedding_dim``, initialized N(0, 1)) picked by
     integer indices; the ``padding_idx`` row starts at zero and gets no gradient.
@@ -22,15 +33,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -99,15 +102,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = new_param(num_embeddings, embedding_dim, device=device, dtype=dtype)
             self.reset_parameters()
