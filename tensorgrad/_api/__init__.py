@@ -6,7 +6,7 @@ them all, so the registry (``surface.DECLARATIONS``) is complete for the layers 
 The modules, each importing only those before it:
 
 - ``surface`` (the registry, ``out=``), ``strides`` (PyTorch's memory layout), ``attributes``;
-- ``creation`` (factories, ``new_*``), ``random`` (the generator, random factories and fills),
+- ``creation`` (factories, ``new_*``), ``ranges`` (arange, linspace, logspace), ``random`` (the generator, random factories and fills),
   ``operands`` (operands, type promotion, named-tuple results), ``conversion`` (``to``,
   ``clone``, ``copy_``), ``inplace`` (the in-place twin makers, ``zero_``, ``fill_``);
 - ``shape`` (views, reshaping, flips, triangles), ``indexing`` (gather/scatter, ``index_*``,
@@ -27,7 +27,7 @@ The modules, each importing only those before it:
 """
 
 from . import (  # noqa: F401  (imported for their declarations)
-    attributes, creation, random, operands, conversion, inplace, shape, indexing, subscript, joining,
+    attributes, creation, ranges, random, operands, conversion, inplace, shape, indexing, subscript, joining,
     elementwise, binary, comparison, special, special_functions, matmul, reduction, cumulative, sorting, products,
     linalg, linalg_legacy, linalg_factor, complex, methods, copies, indices, windows,
 )

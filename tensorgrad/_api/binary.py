@@ -15,7 +15,7 @@ from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .elementwise import pow as _pow
 from .inplace import inplace_of
-from .operands import as_operand, result_type, _float_of, _nonzero_divisor, _shapes_first, _tensor_first
+from .operands import _one_tensor, as_operand, result_type, _float_of, _nonzero_divisor, _shapes_first, _tensor_first
 from .surface import declare
 
 
@@ -128,6 +128,7 @@ def copysign(input, other):
 @declare("float_power", method=True, out=True)
 def float_power(input, exponent):
     """``pow`` computed in float64 (complex128 for complex operands)."""
+    _one_tensor("float_power", input, exponent, "exponent")
     a, b = as_operand(input), as_operand(exponent)
     if isinstance(a, Tensor):
         a = a.to(_dtype.float64)

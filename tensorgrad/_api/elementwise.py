@@ -8,7 +8,7 @@ from .._ops import elementwise as E
 from .._tensor import Tensor, apply
 from .creation import tensor as _tensor_factory
 from .indexing import nonzero
-from .operands import (as_operand, result_type, _binary, _float_of, _named, _nonzero_divisor, _not_implemented,
+from .operands import (_one_tensor, as_operand, result_type, _binary, _float_of, _named, _nonzero_divisor, _not_implemented,
     _shapes_first, _tensor_first, _tensor_input, _tensor_other)
 from .surface import declare, out_with
 
@@ -135,6 +135,7 @@ def floor_divide(input, other):
 
 @declare("remainder", method=True, inplace=True, out=True)
 def remainder(input, other):
+    _one_tensor("remainder", input, other, scalar_self_out=False)
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a)
@@ -151,6 +152,7 @@ def remainder(input, other):
 
 @declare("pow", method=True, inplace=True, out=True)
 def pow(input, exponent):
+    _one_tensor("pow", input, exponent, "exponent")
     a, b = as_operand(input), as_operand(exponent)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a.dtype is _dtype.bool_ and b.dtype is _dtype.bool_:

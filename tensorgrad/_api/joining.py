@@ -21,21 +21,28 @@ from .surface import declare
 
 # ---------------------------------------------------------------- joining
 
-def _join(op, tensors, dim, name):
-    tensors = tuple(tensors)
-    if not tensors:
-        if name == "stack":
-            raise RuntimeError("stack expects a non-empty TensorList")
-        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
-    for t in tensors:
+def _tensor_list(name, tensors, empty="{} expects a non-empty TensorList"):
+    """``tensors`` as a tuple of Tensors, with PyTorch's errors: a list or tuple is required (not
+    a Tensor or a generator), of Tensors only, not empty (``empty``'s message, for ``name``)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {tensors.index(t)} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not tensors:
+        raise (ValueError if empty.startswith("torch.") else RuntimeError)(empty.format(name))
+    return tuple(tensors)
+
+
+def _join(tensors, name, empty="{} expects a non-empty TensorList"):
+    tensors = _tensor_list(name, tensors, empty)
     return tensors, result_type(*tensors)
 
 
 @declare("cat", "concat", "concatenate", out=True)
 def cat(tensors, dim=0):
-    tensors, d = _join(S.cat, tensors, dim, "torch.cat")
+    tensors, d = _join(tensors, "cat", "torch.{}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -62,7 +69,7 @@ concat = concatenate = cat
 
 @declare("stack", out=True)
 def stack(tensors, dim=0):
-    tensors, d = _join(S.stack, tensors, dim, "stack")
+    tensors, d = _join(tensors, "stack")
     shape = tuple(tensors[0].shape)
     for i, t in enumerate(tensors):
         if tuple(t.shape) != shape:
@@ -74,13 +81,17 @@ def stack(tensors, dim=0):
 
 @declare("hstack", out=True)
 def hstack(tensors):
-    tensors = [atleast_1d(t) for t in tensors]
+    tensors = [atleast_1d(t) for t in _tensor_list("hstack", tensors)]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 @declare("vstack", out=True)
 def vstack(tensors):
-    return cat([atleast_2d(t) for t in tensors], 0)
+    return _vstack("vstack", tensors)
+
+
+def _vstack(name, tensors):
+    return cat([atleast_2d(t) for t in _tensor_list(name, tensors, "vstack expects a non-empty TensorList")], 0)
 
 
 def _each(fn, tensors):
@@ -130,18 +141,18 @@ def atleast_3d(*tensors):
 
 @declare("dstack", out=True)
 def dstack(tensors):
-    return cat([atleast_3d(t) for t in tensors], 2)
+    return cat([atleast_3d(t) for t in _tensor_list("dstack", tensors)], 2)
 
 
 @declare("column_stack", out=True)
 def column_stack(tensors):
-    columns = [reshape(t, -1, 1) if t.ndim <= 1 else t for t in tensors]
+    columns = [reshape(t, -1, 1) if t.ndim <= 1 else t for t in _tensor_list("column_stack", tensors)]
     return cat(columns, 1)
 
 
 @declare("row_stack", out=True)
 def row_stack(tensors):
-    return vstack(tensors)
+    return _vstack("row_stack", tensors)
 
 
 # ---------------------------------------------------------------- splitting
@@ -207,6 +218,12 @@ def _dir_split(name, min_dims, dim):
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
                                f"with {input.ndim} dimensions!")
         d = 0 if (name == "hsplit" and input.ndim == 1) else dim
+        if not isinstance(indices_or_sections, (int, list, tuple, Tensor)):
+            got = type(indices_or_sections).__name__
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, {got}), but expected one of:\n"
+                + "".join(f" * (Tensor input, {sig})\n      didn't match because some of the arguments have invalid "
+                          f"types: (Tensor, !{got}!)\n" for sig in ("int sections", "tuple of ints indices")))
         if isinstance(indices_or_sections, int):
             size = input.shape[d]
             if indices_or_sections == 0 or size % indices_or_sections:

@@ -59,13 +59,27 @@ _tensor.LEGACY_CONSTRUCTOR = C.legacy_constructor
 _OPERANDS = (Tensor, int, float, complex, np.number, np.bool_, np.ndarray, jax.Array)
 
 
+# the operators PyTorch writes in C: called unbound on a non-Tensor (``Tensor.__radd__(2, t)``)
+# they raise the descriptor's TypeError; the ones it writes in Python give NotImplemented
+_DESCRIPTORS = {"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__truediv__", "__mod__", "__matmul__"}
+
+
 def _operator(fn, name):
     """``fn`` as the binary operator method ``name``: an operand of another type gives
     NotImplemented, so Python raises its own TypeError (``unsupported operand type(s) for +:
     'Tensor' and 'str'``), as it does for PyTorch."""
+    descriptor = name in _DESCRIPTORS
+    reciprocal = name in ("__rtruediv__", "__rdiv__")
+
     def operator(self, other):
-        if isinstance(other, _OPERANDS):
+        if isinstance(other, _OPERANDS) and isinstance(self, Tensor):
             return fn(self, other)
+        if not isinstance(self, Tensor):
+            if descriptor:
+                raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                                f"'{type(self).__name__}' object")
+            if reciprocal:  # PyTorch's Python-level ``self.reciprocal() * other``
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute 'reciprocal'")
         return NotImplemented
     operator.__name__ = operator.__qualname__ = name
     return operator

@@ -137,6 +137,18 @@ def _tensor_first(name, input, *rest, signatures=None, argname="other"):
                     + "".join(f" * {s}\n" for s in signatures))
 
 
+def _one_tensor(name, input, other, argname="other", scalar_self_out=True):
+    """PyTorch's TypeError for two Python numbers to an op whose overloads take a Tensor on one
+    side (``torch.pow(2, 3)``); ``torch.add(2, 3)`` has a Number-Number overload and is not one."""
+    if isinstance(input, Tensor) or isinstance(other, Tensor):
+        return
+    scalar_self = f"(Number self, Tensor {argname}, *, Tensor out = None)" if scalar_self_out else \
+        f"(Number self, Tensor {argname})\n      didn't match because some of the arguments have invalid types: " \
+        f"(!{type(input).__name__}!, !{type(other).__name__}!)"
+    _tensor_first(name, input, other, signatures=(f"(Tensor input, Tensor {argname}, *, Tensor out = None)",
+                                                 scalar_self, f"(Tensor input, Number {argname}, *, Tensor out = None)"))
+
+
 def _tensor_other(name, other):
     """PyTorch's TypeError where an op takes only a Tensor as ``other`` (no Python numbers)."""
     if not isinstance(other, Tensor):

@@ -164,10 +164,16 @@ def permute(input, *dims):
 @declare("moveaxis", "movedim", method=True)
 def movedim(input, source, destination):
     nd = input.ndim
-    src = (source,) if isinstance(source, int) else tuple(source)
-    dst = (destination,) if isinstance(destination, int) else tuple(destination)
-    src = [_wrap_dim(s, nd) for s in src]
-    dst = [_wrap_dim(d, nd) for d in dst]
+    given_src = (source,) if isinstance(source, int) else tuple(source)
+    given_dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(given_src) != len(given_dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(given_src)} dims) should "
+                           f"contain the same number of dims as destination ({list(given_dst)} dims)")
+    src = [_wrap_dim(s, nd) for s in given_src]
+    dst = [_wrap_dim(d, nd) for d in given_dst]
+    for which, wrapped, given in (("source", src, given_src), ("destination", dst, given_dst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{which}` ({list(given)})")
     order = [None] * nd
     for s, d in zip(src, dst):
         order[d] = s
@@ -254,6 +260,8 @@ def narrow(input, dim, start, length):
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.kind != _dtype.INT:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = int(start)
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
@@ -343,6 +351,8 @@ def roll(input, shifts, dims=None):
         raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
     return apply(S.roll, (input,), (shifts, dims))
 

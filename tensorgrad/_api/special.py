@@ -7,7 +7,7 @@ from .. import _dtype
 from .._ops import special as SP
 from .._tensor import Tensor, apply
 from .elementwise import _floating, _unary_float
-from .operands import as_operand, result_type, _float_of, _tensor_input
+from .operands import _one_tensor, as_operand, result_type, _float_of, _tensor_input
 from .surface import declare
 
 
@@ -81,6 +81,7 @@ def mvlgamma(input, p):
 @declare("xlogy", "special.xlogy", method=True, inplace=True, out=True)
 def xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    _one_tensor("xlogy", input, other)
     a, b = as_operand(input), as_operand(other)
     d = _float_of(result_type(a, b))
     if not isinstance(a, Tensor):

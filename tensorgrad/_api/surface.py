@@ -34,6 +34,7 @@ from .. import _autocast
 from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._tensor import Tensor, commit_inplace
+from . import out_rules as _out_rules
 from . import strides as _strides
 
 # PyTorch's argument parser accepts these NumPy spellings for its native functions.
@@ -182,12 +183,18 @@ RESIZED = ("An output with one or more elements was resized since it had shape {
            "Resize.cpp:30.)")
 
 
-def _check_out(out, result, inputs):
-    """PyTorch's checks of an ``out=`` tensor, in its order: overlaps, dtype, size."""
+def _check_out(out, result, inputs, rule, in_tuple):
+    """PyTorch's checks of an ``out=`` tensor, in its order: overlaps, dtype, size (``rule``: the
+    name under which ``out_rules`` lists the op, or None)."""
     if not isinstance(out, Tensor):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     _strides.check_no_internal_overlap(out)
-    _strides.check_no_partial_overlap(out, inputs)
+    if rule in _out_rules.NO_OVERLAP:
+        _strides.check_no_overlap(out, inputs)
+    else:
+        _strides.check_no_partial_overlap(out, inputs)
+    if rule is not None:
+        _out_rules.check(rule, result, out, in_tuple, inputs)
     if not _dtype.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {result.dtype.c_name} can't be cast to the desired output type "
                            f"{out.dtype.c_name}")
@@ -210,6 +217,15 @@ def _store(out, result):
     commit_inplace(out, result)
 
 
+def _rule_name(decl):
+    """The name under which ``out_rules`` lists ``decl`` (any of its names), or None."""
+    prefix = "" if decl.namespace == "torch" else decl.namespace + "."
+    for n in decl.names:
+        if prefix + n in _out_rules.EXACT or prefix + n in _out_rules.NO_OVERLAP:
+            return prefix + n
+    return None
+
+
 def write_out(name, decl, args, kwargs, out):
     """Compute ``decl.fn(*args, **kwargs)`` and write it into ``out`` (a Tensor or a tuple)."""
     inputs = list(_strides.tensors_in(args))
@@ -230,8 +246,9 @@ def write_out(name, decl, args, kwargs, out):
     results = tuple(result) if isinstance(out, (tuple, list)) else (result,)
     if len(results) != len(outs):
         raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors, got {len(outs)}")
+    rule = _rule_name(decl)
     for o, r in zip(outs, results):
-        _check_out(o, r, inputs)
+        _check_out(o, r, inputs, rule, isinstance(out, (tuple, list)))
     for o, r in zip(outs, results):
         _store(o, r)
     if isinstance(out, (tuple, list)) and hasattr(result, "_fields"):

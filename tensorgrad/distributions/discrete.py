@@ -6,7 +6,8 @@ from numbers import Number
 
 from .. import _dtype
 from .._tensor import Size
-from .._api.creation import arange, full
+from .._api.creation import full
+from .._api.ranges import arange
 from .._api.joining import broadcast_tensors
 from ..nn._functional.linear import one_hot
 from ..nn._functional.loss import binary_cross_entropy_with_logits

@@ -10,7 +10,8 @@ import collections.abc
 import math
 
 from .. import _dtype
-from .._api.creation import arange, empty, linspace, ones, tensor
+from .._api.creation import empty, ones, tensor
+from .._api.ranges import arange, linspace
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
            "hamming", "hann", "kaiser", "nuttall"]

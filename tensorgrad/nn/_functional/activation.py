@@ -227,6 +227,8 @@ def softshrink(input, lambd=0.5):
 def prelu(input, weight):
     """``x`` above 0, ``weight * x`` otherwise; ``weight`` has 1 or ``channels`` entries."""
     require_float(input, "prelu_cpu")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
     n = weight.numel()
     channels = input.shape[1] if input.ndim >= 2 else 1
     if n != 1 and n != channels:

@@ -335,6 +335,13 @@ _AVG_POOL = {2: NC.avg_pool2d, 3: NC.avg_pool3d}
 
 def _avg_pool(input, nd, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     name = f"avg_pool{nd}d"
+    if nd == 3:
+        # avg_pool3d's own checks: the rank first, then every dimension after the first
+        if input.ndim not in (4, 5):
+            raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+        if 0 in input.shape[1:]:
+            raise RuntimeError(f"avg_pool3d(): Expected input's non-batch dimensions to have positive length, but "
+                               f"input has a shape of {list(input.shape)} and non-batch dimension 0 has length zero!")
     _wrap_dim(-nd - 1, input.ndim)
     if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[input.ndim - nd - 1:]):
         raise RuntimeError(
@@ -403,6 +410,9 @@ def _adaptive_size(input, output_size, nd, name):
 
 def _adaptive(kind, input, output_size, nd, return_indices=False):
     name = f"adaptive_{kind}_pool{nd}d"
+    if isinstance(output_size, (list, tuple)) and input.ndim <= len(output_size):
+        # PyTorch's Python wrapper fills None sizes from the input's before the kernel checks it
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (nd + 1, nd + 2):
         sep = ":" if kind == "max" else ""
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{sep} {list(input.shape)}")

@@ -3,7 +3,8 @@
 import copy
 import warnings
 
-from ..._api.creation import arange, zeros_like
+from ..._api.creation import zeros_like
+from ..._api.ranges import arange
 from ..._autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .._functional._util import is_tracer
