@@ -335,7 +335,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
 @declare("bernoulli", method=True, out=True)
 def bernoulli(input, p=None, *, generator=None):
     probs = input._data if p is None else p
-    return _finish(_bernoulli(_key(generator), input._data.shape, input._data.dtype, input._data.dtype, probs))
+    sample = _bernoulli(_key(generator), input._data.shape, input._data.dtype, input._data.dtype, probs)
+    if p is None and input.requires_grad:
+        # PyTorch records the draw from ``input``'s probabilities (BernoulliBackward0, zero gradient)
+        return apply(_random_op("BernoulliBackward0"), (input, sample))
+    return _finish(sample)
 
 
 @declare("multinomial", method=True, out=True)
@@ -359,10 +363,15 @@ def _random_fill(self, draw, grad_fn):
     check_inplace(self)
     _strides.check_no_internal_overlap(self)
     sample = self._data if is_meta(self._data) else draw()
+    return commit_inplace(self, apply(_random_op(grad_fn), (self, sample)))
+
+
+def _random_op(grad_fn):
+    """The op that records a sample drawn for a tensor: node ``grad_fn``, zero gradient."""
     op = _RANDOM_OPS.get(grad_fn)
     if op is None:
         op = _RANDOM_OPS[grad_fn] = OpDef(grad_fn, _sample, grad_fn, saves="none", scalar_slots=False)
-    return commit_inplace(self, apply(op, (self, sample)))
+    return op
 
 
 @declare(method=("uniform_",))

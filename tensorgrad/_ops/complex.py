@@ -75,6 +75,9 @@ def isreal(x):
 def linalg_eig(a, *, dtype):
     """Eigenvalues and unit-norm eigenvectors (LAPACK's geev, JAX's CPU kernel); the
     eigenvectors' derivative assumes, as PyTorch's does, a loss that ignores their phases."""
+    if a.shape[-1] == 0:        # nothing to decompose (JAX's derivative rule cannot take 0 x 0)
+        empty = a.astype(dtype) + jnp.zeros((), dtype)
+        return empty.sum(-1), empty
     w, v = lax.linalg.eig(a.astype(dtype), compute_left_eigenvectors=False, enable_eigvec_derivs=True)
     return w, v
 

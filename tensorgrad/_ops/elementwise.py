@@ -250,9 +250,13 @@ def ldexp(a, b, *, dtype):
     return _c(a, dtype) * jnp.exp2(_c(b, dtype))
 
 
-@op("nextafter", differentiable=False)
+# PyTorch's derivative: the gradient passes to ``a`` unchanged, ``b`` gets zero
+_nextafter = with_tangent(jnp.nextafter, lambda a, b, out, da, db: jnp.broadcast_to(da, out.shape))
+
+
+@op("nextafter", saves="none")
 def nextafter(a, b, *, dtype):
-    return jnp.nextafter(_c(a, dtype), _c(b, dtype))
+    return _nextafter(_c(a, dtype), _c(b, dtype))
 
 
 def _heaviside_value(a, b, dtype):

@@ -112,8 +112,19 @@ def svdvals(a):
 
 @op("eigh", grad_fn="LinalgEighBackward0", saves={"out0": "any", "out1": "any"})
 def eigh(a, *, upper):
-    w, v = jnp.linalg.eigh(_sym_grad(a), UPLO="U" if upper else "L", symmetrize_input=False)
+    # LAPACK reads one triangle; PyTorch's gradient is the one of the Hermitian matrix that
+    # triangle stands for (``V diag(gL) V^H`` for the eigenvalues), whatever the other triangle holds
+    w, v = jnp.linalg.eigh(_as_hermitian(a, upper), symmetrize_input=True)
     return w, v
+
+
+def _as_hermitian(a, upper):
+    """The Hermitian matrix of ``a``'s lower (or upper) triangle, with the gradient reaching
+    ``a`` as if ``a`` were that matrix."""
+    t = _mH(a) if upper else a
+    strict = jnp.tril(t, -1)
+    h = strict + _mH(strict) + jnp.real(jnp.diagonal(t, 0, -2, -1))[..., None] * jnp.eye(a.shape[-1], dtype=a.dtype)
+    return lax.stop_gradient(h) + (a - lax.stop_gradient(a))
 
 
 @op("eigvalsh", grad_fn="LinalgEighBackward0", saves={"out": "any"})

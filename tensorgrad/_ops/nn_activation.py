@@ -57,6 +57,8 @@ def gelu(x, *, approximate):
 
 @op("silu")
 def silu(x):
+    if jnp.iscomplexobj(x):     # PyTorch's complex kernel
+        return x / (1 + jnp.exp(-x))
     return x * jax.nn.sigmoid(x)
 
 

@@ -16,6 +16,7 @@ from ..._api import random as RND
 from ..._api import elementwise as EL
 from ..._api import conversion as CNV
 from ..._autocast import lower_precision_function
+from ..._autograd.grad_mode import is_grad_enabled
 
 
 # ---------------------------------------------------------------- piecewise linear
@@ -183,7 +184,16 @@ def _simple(op, kernel):
     return activation
 
 
-silu = _simple(N.silu, "silu_cpu")
+_silu_real = _simple(N.silu, "silu_cpu")
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)``; complex input without autograd, as PyTorch's."""
+    if input.dtype.kind == _dtype.COMPLEX:
+        if input.requires_grad and is_grad_enabled():
+            raise RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.")
+        return maybe_inplace(input, inplace, lambda x: apply(N.silu, (x,)))
+    return _silu_real(input, inplace)
 mish = _simple(N.mish, "mish_cpu")
 hardsigmoid = _simple(N.hardsigmoid, "hardsigmoid_cpu")
 hardswish = _simple(N.hardswish, "hardswish_cpu")

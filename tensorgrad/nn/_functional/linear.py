@@ -18,6 +18,7 @@ from ..._tensor import apply, _wrap, _C_TYPE
 from ._util import absent, is_tracer, not_implemented, write_no_grad
 from .dropout import dropout
 from ..._api import creation as C
+from ..._api import ranges as RG
 from ..._api import shape as S
 from ..._api import reduction as RED
 from ..._api import matmul as MM
@@ -170,7 +171,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type {type(offsets)}")
-        offsets = C.arange(0, input.numel(), input.shape[1], dtype=input.dtype)
+        offsets = RG.arange(0, input.numel(), input.shape[1], dtype=input.dtype)
         include_last_offset = False
         input = S.reshape(input, (-1,))
         if per_sample_weights is not None:

@@ -32,6 +32,7 @@ from ..._api import reduction as RED
 from ..._api import operands as OPD
 from ..._api import elementwise as EL
 from ..._api import creation as C
+from ..._api import ranges as RG
 from ..._api import conversion as CNV
 from ..._api import comparison as CMP
 from ..._api import binary as BIN
@@ -454,7 +455,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         # concatenated targets: padded rows gathered from each target's start
         width = longest if host else targets.shape[0]
         starts = CUM.cumsum(target_lengths, 0) - target_lengths
-        positions = S.unsqueeze(starts, 1) + C.arange(width)
+        positions = S.unsqueeze(starts, 1) + RG.arange(width)
         positions = BIN.clamp_max(BIN.clamp_min(positions, 0), max(targets.shape[0] - 1, 0))
         targets = IDX.index_select(targets, 0, S.reshape(positions, (-1,))) if targets.shape[0] else (
             C.zeros(batch, width, dtype=_dtype.int64))

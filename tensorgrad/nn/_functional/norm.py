@@ -71,6 +71,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
     if input.ndim < 2:
+        if input.numel() == 0 and input.ndim == 1:
+            if weight is not None or bias is not None:
+                raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+            return CNV.clone(input)   # PyTorch returns an empty input as a copy (CloneBackward0)
         _wrap_dim(1, input.ndim)
     _check_same_dtype(input, weight, bias, running_mean, running_var)
     d = input.dtype
