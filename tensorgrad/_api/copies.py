@@ -248,6 +248,14 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return out.requires_grad_() if requires_grad else out
 
 
+@declare(method=("new_empty_strided",))
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
+                      pin_memory=False):
+    """``empty_strided`` with ``self``'s dtype and device unless given."""
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad, layout=layout, pin_memory=pin_memory)
+
+
 @declare("empty_permuted", factory=True)
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
                    pin_memory=False):

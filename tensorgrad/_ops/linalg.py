@@ -114,7 +114,7 @@ def svdvals(a):
 def eigh(a, *, upper):
     # LAPACK reads one triangle; PyTorch's gradient is the one of the Hermitian matrix that
     # triangle stands for (``V diag(gL) V^H`` for the eigenvalues), whatever the other triangle holds
-    w, v = jnp.linalg.eigh(_as_hermitian(a, upper), symmetrize_input=True)
+    w, v = jnp.linalg.eigh(_as_hermitian(a, upper), UPLO="U" if upper else "L", symmetrize_input=True)
     return w, v
 
 

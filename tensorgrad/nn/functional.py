@@ -52,6 +52,7 @@ from ._functional.margin_loss import (
     hinge_embedding_loss as hinge_embedding_loss, multilabel_margin_loss as multilabel_margin_loss,
     multilabel_soft_margin_loss as multilabel_soft_margin_loss, multi_margin_loss as multi_margin_loss,
 )
+from ._functional.attention import multi_head_attention_forward as multi_head_attention_forward
 from ._functional.distance import pairwise_distance as pairwise_distance, cosine_similarity as cosine_similarity
 from .._api.reduction import pdist as pdist  # PyTorch's nn.functional.pdist is torch.pdist
 from ._functional.sampling import (
