@@ -8,6 +8,8 @@ Profiles:
 
 A ``mismatch`` (a silent wrong answer) fails unless ``known.OPINFO`` lists the OpInfo; a sample
 tensorgrad rejects (``raises``) is a missing feature, counted in the summary but not failed.
+Every ``error_inputs`` entry of every covered OpInfo runs in the default run (about 600 bad
+inputs, seconds): each must raise PyTorch's exception type.
 The sweep needs PyTorch's test helpers (``expecttest``); without them it is skipped.
 """
 
@@ -56,6 +58,13 @@ def test_opinfo_samples_match_torch(entries):
     assert any(o.status == "ok" for o in outcomes), "no sample ran"
     bad = failures(outcomes)
     assert not bad, "\n".join(f"{o.op} sample {o.sample}: {o.detail}" for o in bad)
+
+
+def test_opinfo_error_inputs_raise_torchs_type(entries):
+    outcomes = opinfo.error_sweep(entries)
+    assert sum(o.status == "ok" for o in outcomes) > 500, "the error inputs did not run"
+    bad = [o for o in outcomes if o.status in ("wrong type", "accepted")]
+    assert not bad, "\n".join(f"{o.op} error input {o.sample}: {o.status}: {o.detail}" for o in bad)
 
 
 @pytest.mark.long

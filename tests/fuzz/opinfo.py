@@ -9,6 +9,13 @@ is converted to tensorgrad (tensors through numpy, dtypes by name), called, and 
 output structure, dtypes, shapes and values, then the gradients of the outputs (weighted by
 fixed random cotangents) with respect to every input that requires grad.
 
+Where tensorgrad's answer differs from PyTorch's float32 one, it is still ``ok`` when it agrees
+with PyTorch's answer in float64, or is no farther from it than PyTorch's float32 one is (an
+ill-conditioned sample), or, for a gradient, agrees with float64 central differences that
+PyTorch's own gradient fails (``as_strided_scatter``); eigenvectors and singular vectors are
+compared through the OpInfo's own processing (unique up to phase); uninitialized results
+(``empty*``) by dtype and shape only.
+
 A sample ends in one of: ``ok``, ``mismatch`` (a silent wrong answer: value, dtype, shape or
 gradient), ``raises`` (tensorgrad rejects what PyTorch accepts: a missing feature, reported but
 not failed), ``skipped`` (the sample holds something that has no tensorgrad twin, PyTorch itself
