@@ -1141,12 +1141,19 @@ def inverse_of_a_singular_matrix(torch):
 
 # ---------------------------------------------------------------------------- save and load
 
-@misuse(TypeError, differential=False)
+def _pickling_a_local_lambda_error(torch):
+    """What pickle raises for a local lambda (AttributeError before Python 3.14, PicklingError since)."""
+    try:
+        __import__("pickle").dumps(lambda: 0)
+    except Exception as e:  # noqa: BLE001 - the type is what is asked
+        return type(e)
+
+
+@misuse(_pickling_a_local_lambda_error)
 def save_a_lambda(torch):
-    # PyTorch's pickler refuses it with its own type; tensorgrad.save refuses everything it
-    # cannot load back safely with TypeError, before writing
-    buf = io.BytesIO()
-    return [], lambda: tg.save({"f": lambda: 0}, buf), lambda: buf.getvalue()
+    # not JSON, so pickled, as PyTorch pickles it: pickle refuses a local lambda (PyTorch has
+    # written part of the archive by then, tensorgrad nothing: test_serialization checks it)
+    return [], lambda: torch.save({"f": lambda: 0}, io.BytesIO())
 
 
 @misuse(RuntimeError, differential=False)
@@ -1155,12 +1162,22 @@ def load_a_text_file(torch):
     return [], lambda: tg.load(io.BytesIO(b"not a checkpoint"))
 
 
-@misuse(TypeError, differential=False)
-def save_a_module(torch):
-    # PyTorch pickles whole modules; tensorgrad saves state dicts only (loading never unpickles)
-    layer = tg.nn.Linear(2, 2)
+@misuse(lambda torch: __import__("pickle").UnpicklingError, message=False)
+def load_a_module_weights_only(torch):
+    # a whole module is pickled; weights_only (the default) refuses it, running nothing
+    layer = torch.nn.Linear(2, 2)
     buf = io.BytesIO()
-    return [layer], lambda: tg.save(layer, buf), lambda: buf.getvalue()
+    torch.save(layer, buf)
+    buf.seek(0)
+    return [layer], lambda: torch.load(buf)
+
+
+@misuse(RuntimeError)
+def load_weights_only_with_a_pickle_module(torch):
+    buf = io.BytesIO()
+    torch.save({"w": torch.ones(2)}, buf)
+    buf.seek(0)
+    return [], lambda: torch.load(buf, pickle_module=__import__("pickle"), weights_only=True)
 
 
 # ---------------------------------------------------------------------------- the tests

@@ -139,15 +139,181 @@ def test_optimizer_state_dict_round_trip_resumes_exactly():
     _same_bits(r.detach(), p.detach())
 
 
-def test_unsupported_objects_are_refused_before_writing(tmp_path):
+def test_unpicklable_objects_are_refused_before_writing(tmp_path):
     path = tmp_path / "x.pt"
-    with pytest.raises(TypeError, match="cannot store an object of type .*set"):
-        tg.save({"a": {1, 2}}, path)
+    with pytest.raises((AttributeError, pickle.PicklingError), match="pickle"):
+        tg.save({"a": lambda: 0}, path)
     assert not path.exists()
-    with pytest.raises(TypeError, match="cannot store an object of type"):
-        tg.save([lambda: 0], io.BytesIO())
-    with pytest.raises(TypeError, match="numpy arrays of Python objects"):
-        tg.save(np.array([object()]), io.BytesIO())
+    buf = io.BytesIO()
+    with pytest.raises((AttributeError, pickle.PicklingError)):
+        tg.save([lambda: 0], buf)
+    assert buf.getvalue() == b""
+    with pytest.raises(ValueError, match="pickle protocol must be <= 5"):
+        tg.save({"w": tg.ones(2)}, buf, pickle_protocol=99)   # checked for a JSON checkpoint too
+    assert buf.getvalue() == b""
+
+
+# ------------------------------------------------------------------------ pickled objects
+
+def _pickled_round_trip(obj, **load_args):
+    buf = io.BytesIO()
+    tg.save(obj, buf)
+    buf.seek(0)
+    assert "object.pkl" in zipfile.ZipFile(buf).namelist()
+    buf.seek(0)
+    return tg.load(buf, weights_only=False, **load_args)
+
+
+class _Holder:
+    """A user's object holding tensors (two of them views of one storage)."""
+
+    def __init__(self):
+        self.base = tg.arange(6.0)
+        self.view = self.base[1:4]
+        self.param = tg.nn.Parameter(tg.ones(2))
+        self.frozen = tg.zeros(3)
+        self.extra = {"set": {1, 2}, "same": self.base}
+
+
+def test_a_whole_module_round_trips_and_trains():
+    tg.manual_seed(0)
+    model = tg.nn.Sequential(tg.nn.Linear(2, 2), tg.nn.Linear(2, 2))
+    model[1].weight.requires_grad_(False)
+    x = tg.ones(1, 2)
+    back = _pickled_round_trip(model)
+    assert type(back) is tg.nn.Sequential and back is not model
+    for (name, p), (name2, q) in zip(model.named_parameters(), back.named_parameters()):
+        assert name == name2 and type(q) is tg.nn.Parameter and q.requires_grad == p.requires_grad
+        _same_bits(p, q)
+    assert back.state_dict().keys() == model.state_dict().keys()
+    assert tg.equal(back(x), model(x))
+    opt = tg.optim.SGD(back.parameters(), lr=0.1)
+    back(x).sum().backward()
+    opt.step()
+    assert not tg.equal(back[0].weight, model[0].weight) and tg.equal(back[1].weight, model[1].weight)
+
+
+def test_a_module_and_its_optimizer_share_their_parameters():
+    model = tg.nn.Linear(2, 2)
+    opt = tg.optim.Adam(model.parameters(), lr=0.01)
+    model(tg.ones(1, 2)).sum().backward()
+    opt.step()
+    model2, opt2 = _pickled_round_trip((model, opt))
+    assert opt2.param_groups[0]["params"][0] is model2.weight
+    assert tg.equal(opt2.state[model2.weight]["exp_avg"], opt.state[model.weight]["exp_avg"])
+    assert model2.weight.grad is None                   # as in PyTorch, grads are not saved
+    opt.zero_grad()
+    for m, o in ((model, opt), (model2, opt2)):
+        m(tg.ones(1, 2)).sum().backward()
+        o.step()
+    assert tg.equal(model2.weight, model.weight)
+
+
+def test_a_custom_object_keeps_tensors_sharing_and_flags():
+    back = _pickled_round_trip(_Holder())
+    assert type(back) is _Holder and back.extra["set"] == {1, 2} and back.extra["same"] is back.base
+    assert type(back.param) is tg.nn.Parameter and back.param.requires_grad and not back.frozen.requires_grad
+    with tg.no_grad():
+        back.base[2] = 100.0
+    assert back.view.tolist() == [1.0, 100.0, 3.0]      # the view still shares the storage
+    buf = io.BytesIO()
+    tg.save(_Holder(), buf)
+    manifest = json.loads(zipfile.ZipFile(buf).read("tensorgrad.json"))
+    assert len(manifest["arrays"]) == 3 and len(manifest["tensors"]) == 4   # base and view: one storage
+
+
+def test_state_dicts_stay_json_and_map_location_applies():
+    buf = io.BytesIO()
+    tg.save(tg.nn.Linear(2, 2).state_dict(), buf)
+    assert "object.pkl" not in zipfile.ZipFile(buf).namelist()
+    back = _pickled_round_trip(tg.nn.Linear(2, 2), map_location="cpu")
+    assert back.weight.device == tg.device("cpu")
+
+
+def test_pickle_module_and_protocol_are_honoured():
+    import pickletools
+
+    class Recording:
+        """A pickle module whose Pickler and Unpickler record that they ran."""
+        ran = []
+
+        class Pickler(pickle.Pickler):
+            def dump(self, obj):
+                Recording.ran.append("dump")
+                return super().dump(obj)
+
+        class Unpickler(pickle.Unpickler):
+            def load(self):
+                Recording.ran.append("load")
+                return super().load()
+
+    buf = io.BytesIO()
+    tg.save(tg.nn.Linear(2, 2), buf, pickle_module=Recording, pickle_protocol=4)
+    data = zipfile.ZipFile(buf).read("object.pkl")
+    assert next(pickletools.genops(data))[1] == 4
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module"):
+        tg.load(buf, pickle_module=Recording, weights_only=True)
+    buf.seek(0)
+    assert type(tg.load(buf, pickle_module=Recording)) is tg.nn.Linear   # weights_only then defaults to False
+    assert Recording.ran == ["dump", "load"]
+    buf.seek(0)
+    with pytest.raises(TypeError, match="foo"):
+        tg.load(buf, weights_only=False, foo=1)
+
+
+def test_a_pickled_object_is_refused_by_default_and_nothing_runs(tmp_path):
+    marker = tmp_path / "marker.txt"
+    path = tmp_path / "payload.pt"
+    tg.save({"w": tg.ones(2), "payload": _Payload(marker)}, path)   # a set: pickled
+    assert not marker.exists()
+    for kwargs in ({}, {"weights_only": True}, {"weights_only": None}):
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed.*pickled Python objects"
+                                                         ".*weights_only=False.*trusted source"):
+            tg.load(path, **kwargs)
+        assert not marker.exists(), "loading ran code from the file"
+    with pytest.raises(pickle.UnpicklingError, match="first global it would import is .*Linear"):
+        tg.save(tg.nn.Linear(2, 2), path)
+        tg.load(path)
+    tg.save({"w": tg.ones(2), "payload": _Payload(marker)}, path)
+    back = tg.load(path, weights_only=False)                        # the explicit opt-in runs it
+    assert marker.read_text() == "code ran" and back["w"].tolist() == [1.0, 1.0]
+
+
+def test_pytorch_refuses_a_module_with_the_same_type(tmp_path):
+    torch = pytest.importorskip("torch")
+    buf = io.BytesIO()
+    torch.save(torch.nn.Linear(2, 2), buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        torch.load(buf)
+    buf.seek(0)
+    assert type(torch.load(buf, weights_only=False)) is torch.nn.Linear
+
+
+def test_a_crafted_pickle_member_is_checked_without_running(tmp_path):
+    marker = tmp_path / "marker.txt"
+    data = pickle.dumps(_Payload(marker), protocol=2)
+    path = tmp_path / "c.pt"
+    _craft(path, {"$": "pickle", "crc": zlib.crc32(data) ^ 1})
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("object.pkl", data)
+    with pytest.raises(RuntimeError, match="CRC-32"):
+        tg.load(path, weights_only=False)
+    _craft(path, {"$": "pickle", "crc": zlib.crc32(data)})       # the manifest names no pickle member...
+    with pytest.raises(RuntimeError, match="no member 'object.pkl'"):
+        tg.load(path, weights_only=False)
+    _craft(path, {"$": "tensor", "id": 0}, [F2], [_entry()])       # ...nor does a JSON root allow one
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("object.pkl", data)
+    with pytest.raises(RuntimeError, match="members the manifest does not list"):
+        tg.load(path, weights_only=False)
+    assert not marker.exists()
+    _craft(path, {"$": "pickle", "crc": zlib.crc32(b"Ptensor:7\n.")})
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("object.pkl", b"Ptensor:7\n.")
+    with pytest.raises(pickle.UnpicklingError, match="not an entry of the checkpoint's tensor table"):
+        tg.load(path, weights_only=False)
 
 
 # ------------------------------------------------------------------------ crafted files

@@ -181,6 +181,10 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # as PyTorch's: the hooks are not pickled, so an unpickled optimizer starts without them
+        for name in ("step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre",
+                     "load_state_dict_post"):
+            self.__dict__.setdefault(f"_optimizer_{name}_hooks", OrderedDict())
         # groups saved by an older version may lack newer hyperparameters
         for group in self.param_groups:
             for key, value in self.defaults.items():

@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 from numpy.lib import format as npy
 
-from ._layout import FORMAT, MANIFEST, MANIFEST_KEYS, VERSION, Invalid, member_name
+from ._layout import FORMAT, MANIFEST, MANIFEST_KEYS, PICKLE_MEMBER, VERSION, Invalid, is_pickle_root, member_name
 
 DEFLATE_RATIO = 1032            # deflate never expands its input more than this
 COMPRESSED_MANIFEST = 1 << 20   # the most a deflated manifest may expand to (the JSON is parsed whole)
@@ -73,6 +73,11 @@ class Archive:
         if type(manifest["tensors"]) is not list:
             raise self.fail("the tensor table is not a list")
         expected = {MANIFEST} | {member_name(i) for i in range(len(crcs))}
+        root = manifest["root"]
+        if is_pickle_root(root):
+            if set(root) != {"$", "crc"} or type(root["crc"]) is not int or not 0 <= root["crc"] < 1 << 32:
+                raise self.fail("the pickle root is not {\"$\": \"pickle\", \"crc\": <CRC-32>}")
+            expected.add(PICKLE_MEMBER)
         extra = sorted(set(self.archive.namelist()) - expected)
         if extra:
             raise self.fail(f"the archive has members the manifest does not list ({', '.join(extra[:3])})")
@@ -84,6 +89,13 @@ class Archive:
         if info.CRC != crc:
             raise self.fail(f"{info.filename} is not the array the manifest lists (their CRC-32 values differ)")
         return self.read_member(info, lambda member: self.read_npy(member, info.file_size))
+
+    def pickle_bytes(self, crc):
+        """The bytes of the pickle member (read, never unpickled here)."""
+        info = self.info(PICKLE_MEMBER)
+        if info.CRC != crc:
+            raise self.fail(f"{PICKLE_MEMBER} is not the pickle the manifest lists (their CRC-32 values differ)")
+        return self.read_member(info, lambda member: member.read())
 
     def read_npy(self, member, size):
         """The array in the open member of ``size`` bytes, read into an array allocated once."""

@@ -46,13 +46,19 @@ class Decoder:
 
     def run(self, root):
         out = self.decode(root)
+        self.check_arrays()
+        self.check_tensors()
+        return out
+
+    def check_arrays(self):
         unused = sorted(set(range(len(self.crcs))) - set(self.kinds))
         if unused:
             raise self.fail(f"{member_name(unused[0])} is never referenced")
+
+    def check_tensors(self):
         unused = sorted(set(range(len(self.tensors))) - self.used)
         if unused:
             raise self.fail(f"tensor {unused[0]} of the tensor table is never referenced")
-        return out
 
     def decode(self, node):
         if node is None or isinstance(node, (bool, str, int, float)):

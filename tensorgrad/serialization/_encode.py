@@ -13,7 +13,11 @@ from .. import _dtype
 from .._storage.layout import contiguous_strides, geometry
 from .._device import device as _device_cls
 from .._tensor import Size, Tensor
-from ._layout import FORMAT, MANIFEST, VERSION, bits, fits, member_name
+from ._layout import FORMAT, MANIFEST, PICKLE_MEMBER, VERSION, bits, fits, member_name
+
+
+class Unsupported(TypeError):
+    """An object outside the JSON vocabulary: ``save`` then pickles the whole object."""
 
 
 class Encoder:
@@ -45,7 +49,7 @@ class Encoder:
             return {"$": "tensor", "id": self.tensor(obj)}
         if isinstance(obj, np.ndarray):
             if obj.dtype.hasobject or obj.dtype.fields is not None:
-                raise TypeError("tensorgrad.save cannot store numpy arrays of Python objects or with fields "
+                raise Unsupported("tensorgrad.save cannot store numpy arrays of Python objects or with fields "
                                 f"(dtype {obj.dtype})")
             return {"$": "ndarray", "id": self.array(id(obj), np.require(obj, requirements="C"))}
         if isinstance(obj, np.generic):
@@ -76,7 +80,7 @@ class Encoder:
             return {"$": "list", "items": [self.encode(v) for v in obj]}
         if type(obj) is tuple:
             return {"$": "tuple", "items": [self.encode(v) for v in obj]}
-        raise TypeError(
+        raise Unsupported(
             f"tensorgrad.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__}: "
             "it stores tensors, numpy arrays, numbers, strings, bytes, None, dtypes, devices, and lists, tuples "
             "and dicts of them (save a module's or an optimizer's state_dict(), not the object itself)")
@@ -129,7 +133,8 @@ def _raw(arr):
     return np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
 
 
-def write_zip(handle, encoder, root):
+def write_zip(handle, encoder, root, data=None):
+    """The checkpoint: the arrays, the pickle ``data`` if any (then ``root`` is its tag), the manifest."""
     with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_STORED) as archive:
         crcs = []
         for i, arr in enumerate(encoder.arrays):
@@ -137,6 +142,8 @@ def write_zip(handle, encoder, root):
             with archive.open(member_name(i), "w", force_zip64=arr.nbytes >= zipfile.ZIP64_LIMIT // 2) as member:
                 npy.write_array(member, arr, allow_pickle=False)
             crcs.append(archive.getinfo(member_name(i)).CRC)
+        if data is not None:
+            archive.writestr(PICKLE_MEMBER, data)
         manifest = {"format": FORMAT, "version": VERSION, "arrays": crcs, "tensors": encoder.tensors,
                     "root": root}
         archive.writestr(MANIFEST, json.dumps(manifest, allow_nan=False))

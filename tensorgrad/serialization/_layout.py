@@ -9,6 +9,7 @@ from .. import _dtype
 FORMAT = "tensorgrad.save"
 VERSION = 2
 MANIFEST = "tensorgrad.json"
+PICKLE_MEMBER = "object.pkl"    # present only when the root is {"$": "pickle", "crc": <its CRC-32>}
 MANIFEST_KEYS = {"format", "version", "arrays", "tensors", "root"}
 TENSOR_KEYS = {"storage", "dtype", "shape", "stride", "offset", "requires_grad", "parameter"}
 
@@ -17,6 +18,11 @@ class Invalid(Exception):
     """A file that is not a valid checkpoint, with the whole message; ``load`` raises it as
     RuntimeError (a private type, so that no RuntimeError subclass from zipfile or numpy, such
     as NotImplementedError, passes through as if it were one of these)."""
+
+
+def is_pickle_root(root):
+    """Whether the manifest's root says that the object is the pickle member."""
+    return isinstance(root, dict) and root.get("$") == "pickle"
 
 
 def member_name(index):
