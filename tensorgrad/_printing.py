@@ -12,7 +12,25 @@ import math
 
 import numpy as np
 
-__all__ = ["format_tensor", "set_printoptions", "get_printoptions", "printoptions"]
+__all__ = ["format_tensor", "set_printoptions", "get_printoptions", "printoptions", "TensorType"]
+
+
+class TensorType(type):
+    """The metaclass of Tensor (PyTorch's is ``torch._C._TensorMeta``): tensorgrad's tensor
+    classes print as PyTorch's (``<class 'torch.Tensor'>``, ``<class
+    'torch.nn.parameter.Parameter'>``), other subclasses as Python prints them. Only the repr
+    changes: ``__module__`` and ``__qualname__`` stay tensorgrad's, so pickling the class (by
+    reference), doctest collection and ``isinstance`` are as before, and nothing names the real
+    ``torch`` module.
+    """
+
+    def __repr__(cls):
+        module = cls.__module__
+        if module == "tensorgrad._tensor.tensor":
+            return f"<class 'torch.{cls.__qualname__}'>"
+        if module.startswith("tensorgrad."):
+            return f"<class 'torch.{module[len('tensorgrad.'):]}.{cls.__qualname__}'>"
+        return type.__repr__(cls)
 
 _PREFIX = "tensor("
 _FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})

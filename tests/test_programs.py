@@ -41,9 +41,6 @@ LONG = {"blitz_autograd", "blitz_cifar10", "blitz_neural_networks", "buildmodel"
 
 # program -> the precise failure under tensorgrad; strict, so that a fix shows as XPASS
 XFAIL = {
-    "introyt_tensors_deeper": "two documented differences: numpy memory is not shared (writing the array given "
-                              "to torch.from_numpy does not change the tensor), and type(t) prints "
-                              "tensorgrad._tensor.tensor.Tensor, not torch.Tensor",
 }
 
 # PyTorch's CPU build runs nn.LSTM through oneDNN, whose node names the output's grad_fn;

@@ -13,6 +13,7 @@ from .. import _dtype
 from .._cache import tracing
 from .._meta import struct
 from .._device import CPU, default_device, eye as _eye, factory_device, filled, from_host, of_array
+from .._storage.host import check_array, share_array
 from .._tensor import Size, Tensor, _wrap
 from .surface import declare
 
@@ -185,19 +186,29 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 @declare("as_tensor")
 def as_tensor(data, dtype=None, device=None):
-    """``data`` as a tensor, without copying when it already is one of the right dtype."""
+    """``data`` as a tensor, without copying when it already is one of the right dtype; a numpy
+    array of the right dtype staying on the CPU shares its memory, as ``from_numpy`` does."""
     if isinstance(data, Tensor) and (dtype is None or data.dtype is _dtype.to_dtype(dtype)) and device is None:
         return data
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray):
+        check_array(data)               # as PyTorch: an array with a negative stride raises, even to copy
+        dev = factory_device(device)
+        if (dtype is None or _dtype.to_dtype(dtype).np == data.dtype) and (dev is None or dev.type == "cpu"):
+            return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 
 @declare("from_numpy")
 def from_numpy(arr):
+    """A CPU tensor over ``arr``'s memory: writes through either are seen by the other
+    (``_storage/host.py`` says how and when)."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    return _finish(from_host(arr), _dtype.from_np(arr.dtype))
+    check_array(arr)
+    _dtype.from_np(arr.dtype)
+    return share_array(arr, _wrap)
 
 
 def legacy_constructor(cls, *args, dtype=None, device=None, requires_grad=False):

@@ -9,8 +9,11 @@
   creates (used by ``tensorgrad.compile`` and the ``tensorgrad.func`` closure capture).
 * ``overlay``: ``Overlay``, a thread's own values of some cells while it traces (the tracers of
   the tensors a trace lifts), which other threads do not see.
+* ``host``: ``HostCell``, a storage shared with a numpy array both ways (``from_numpy``,
+  ``as_tensor`` of an array, ``Tensor.numpy()``).
 """
 
 from .cell import Cell as Cell, VersionCounter as VersionCounter, reader as reader, writer as writer
 from .watch import Watch as Watch
 from .overlay import Overlay as Overlay
+from .host import HostCell as HostCell

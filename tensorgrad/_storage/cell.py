@@ -28,10 +28,12 @@ class Cell:
 
     ``gen`` counts writes (to refresh views); ``version`` is the user-visible version counter
     (``t._version``) of every tensor that shares this cell, except ``.data`` aliases, which
-    keep their own. Creating a cell is an event for an open storage watch (``watch.py``).
+    keep their own. Creating a cell is an event for an open storage watch (``watch.py``). The
+subclasses (``host.HostCell``, ``overlay``'s overlaid classes) keep these slots, so a cell's
+class can be switched.
     """
 
-    __slots__ = ("value", "gen", "version", "__weakref__")
+    __slots__ = ("value", "gen", "version", "host", "__weakref__")   # host: set on ``host.HostCell`` only
 
     def __init__(self, value):
         self.value = value

@@ -23,7 +23,9 @@ neither reads a tracer nor loses a write when the trace ends.
 
 How: while some thread overlays a cell, the cell's class is ``_Overlaid``, whose attributes look
 up the current thread's overlay first (the cell keeps its own values in its slots); when the last
-overlay of a cell closes, it is a plain ``Cell`` again, so cells no trace lifted cost nothing.
+overlay of a cell closes, it has its own class again, so cells no trace lifted cost nothing. A
+cell of a subclass (``host.HostCell``, whose storage is a numpy array) is overlaid by a subclass
+of its own class, whose attributes fall back to that class's properties in other threads.
 An overlaid ``gen`` is a fresh negative number at every write: a view never mistakes a value
 cached inside a trace for a current one, nor the other way round.
 """
@@ -33,7 +35,7 @@ import threading
 
 from .cell import Cell
 
-__all__ = ["Overlay"]
+__all__ = ["Overlay", "set_class", "overlaid_here"]
 
 _VALUE, _GEN, _VERSION = Cell.value, Cell.gen, Cell.version    # the slots themselves
 _FRESH = itertools.count(-1, -1)        # generations no real write uses (those count up from 0)
@@ -46,7 +48,7 @@ class _Mine(threading.local):
 
 _MINE = _Mine()
 _LOCK = threading.Lock()
-_HOLDERS = {}               # cell -> how many threads overlay it
+_HOLDERS = {}               # cell -> [how many threads overlay it, its own class]
 
 
 def _get(slot, index):
@@ -72,21 +74,54 @@ class _Overlaid(Cell):
     version = _get(_VERSION, 2)
 
 
+_OVERLAID = {Cell: _Overlaid}       # a cell's own class -> the class it has while overlaid
+
+
+def _overlaid(cls):
+    """The overlaid class of a cell of class ``cls`` (a subclass of Cell with Cell's slots, such
+    as ``host.HostCell``): outside an overlay its attributes are those of ``cls``."""
+    over = _OVERLAID.get(cls)
+    if over is None:
+        over = _OVERLAID[cls] = type("_Overlaid" + cls.__name__, (cls,), {
+            "__slots__": (), "__doc__": _Overlaid.__doc__, "__module__": __name__,
+            "value": _get(cls.value, 0), "gen": _get(cls.gen, 1), "version": _get(cls.version, 2)})
+    return over
+
+
 def _hold(cell):
     with _LOCK:
-        count = _HOLDERS.get(cell, 0)
-        _HOLDERS[cell] = count + 1
-        if count == 0:
-            cell.__class__ = _Overlaid
+        entry = _HOLDERS.get(cell)
+        if entry is None:
+            _HOLDERS[cell] = [1, type(cell)]
+            cell.__class__ = _overlaid(type(cell))
+        else:
+            entry[0] += 1
 
 
 def _release(cell):
     with _LOCK:
-        count = _HOLDERS.pop(cell) - 1
-        if count:
-            _HOLDERS[cell] = count
+        entry = _HOLDERS[cell]
+        entry[0] -= 1
+        if not entry[0]:
+            del _HOLDERS[cell]
+            cell.__class__ = entry[1]
+
+
+def set_class(cell, cls):
+    """Give ``cell`` the class ``cls`` (a Cell subclass with Cell's slots), also while some thread
+    overlays it (it then has ``cls``'s overlaid class, and ``cls`` when the last overlay closes)."""
+    with _LOCK:
+        entry = _HOLDERS.get(cell)
+        if entry is None:
+            cell.__class__ = cls
         else:
-            cell.__class__ = Cell
+            entry[1] = cls
+            cell.__class__ = _overlaid(cls)
+
+
+def overlaid_here(cell):
+    """Whether the current thread overlays ``cell``."""
+    return cell in _MINE.cells
 
 
 class Overlay:

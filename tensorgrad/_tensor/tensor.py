@@ -23,11 +23,13 @@ import numpy as np
 from .. import _dtype
 from .. import _device
 from .._meta import is_meta
+from .._printing import TensorType
 from .._autograd.grad_mode import STATE
 from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
 from .._ops.views import repeats
 from .._storage.cell import Cell, VersionCounter, reader, writer
+from .._storage.host import array_of
 from .._storage.layout import conj_bits
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
 
@@ -62,7 +64,7 @@ NON_LEAF_REQUIRES_GRAD_OFF = (
     "subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 
 
-class Tensor:
+class Tensor(metaclass=TensorType):
     """A multi-dimensional array with PyTorch's autograd: ``requires_grad``, ``grad_fn``,
     ``backward()``, ``grad``, views and in-place ops.
 
@@ -406,7 +408,7 @@ class Tensor:
         return np.asarray(_host(self._data)).tolist()
 
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        if self.requires_grad and STATE.grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._view is not None and not force and conj_bits(self._view)[0]:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
@@ -414,7 +416,7 @@ class Tensor:
         if is_meta(self._data) and not force:
             raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
                             "host memory first.")
-        return np.asarray(_host(self._data))
+        return array_of(self) if not is_meta(self._data) else np.asarray(_host(self._data))
 
     def __array__(self, dtype=None, copy=None):
         arr = np.asarray(_host(self._data))

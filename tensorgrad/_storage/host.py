@@ -1,0 +1,183 @@
+"""Storage shared with a numpy array: what ``torch.from_numpy``, ``torch.as_tensor`` of an array
+and ``Tensor.numpy()`` return share memory both ways, as in PyTorch.
+
+In PyTorch ``t = torch.from_numpy(a)`` is a tensor over ``a``'s memory and ``n = t.numpy()`` an
+array over ``t``'s: a write through either is seen by the other. A tensorgrad cell holds an
+immutable jax array, so a ``HostCell`` holds both: the numpy array (``cell.host.array``, the
+user's for ``from_numpy``, one made by ``numpy()`` otherwise) and, in the cell's own slot, the
+jax array last made from it. Precisely:
+
+* **numpy writes reach the tensor at its next read.** Every read of the cell's ``value`` or
+  ``gen`` compares the array's bytes with those the jax array was made from (``host.seen``) and,
+  when they differ, copies the array into a new jax array and bumps ``gen`` (views of the tensor
+  read it again). The version counter (``t._version``) does not move, as in PyTorch, where a
+  numpy write is not an in-place op either.
+* **tensor writes reach the array at once.** Every write of the cell (``t[i] = v``, ``add_``,
+  ``copy_``, ``out=``, a compiled step's state update, an optimizer step) copies the new value
+  into the array. A write that would change the shape (``out=`` of another size) raises
+  PyTorch's ``Trying to resize storage that is not resizable``. A write of a tracer (a user's
+  ``jax.jit`` closing over the tensor) stays in the cell, as for any cell.
+* **views.** A view of a shared tensor reads and writes through the same cell. ``numpy()`` of a
+  view is a numpy view of the storage array at the view's shape, strides and offset
+  (``layout.geometry``), so ``t[1].numpy()`` and ``t.t().numpy()`` share with ``t``.
+* **autograd.** A graph node keeps the jax arrays its op read, so a numpy write after the
+  forward does not change a gradient (PyTorch's saved tensor would read the changed memory, and
+  its version check would not notice either).
+* **traces** (``tensorgrad.compile``, ``tensorgrad.func``) read and write cells through ``value``:
+  a compiled step reads the array's current contents at each call and writes its state back into
+  it. An overlaid host cell (``overlay.py``) gives the tracing thread its overlay and every other
+  thread the host cell's own properties.
+* **the cost.** An ordinary cell pays nothing. A host cell pays a compare of its bytes at each
+  read and a copy at each write and at each read after a numpy write, for as long as the cell
+  lives (``t.numpy()`` turns the tensor's cell into a host cell for good).
+* **numpy arrays.** A read-only array is shared with PyTorch's warning (once per process); a
+  tensor write cannot reach it, so the tensor keeps its written value until the array itself
+  changes. An array with a negative stride raises PyTorch's ``ValueError``. A non-contiguous
+  array with positive strides is shared, but the tensor is laid out contiguously (``stride()``
+  and ``is_contiguous()`` differ from PyTorch's), and ``numpy()`` of a view of it raises.
+  ``numpy()`` of a CPU tensor shares; a tensor on another device, or a tracer, gives a copy (or
+  JAX's error), as before.
+"""
+
+import warnings
+
+import jax
+import numpy as np
+
+from .cell import Cell
+from .layout import geometry
+from .overlay import overlaid_here, set_class
+
+__all__ = ["HostCell", "share_array", "array_of", "check_array"]
+
+_VALUE, _GEN = Cell.value, Cell.gen        # the slots themselves
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_WARNED = [False]
+
+NOT_WRITABLE = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing to "
+    "this tensor will result in undefined behavior. You may want to copy the array to protect its data or make it "
+    "writable before converting it to a tensor. This type of warning will be suppressed for the rest of this program. "
+    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)")
+NEGATIVE_STRIDES = (
+    "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently "
+    "supported. (You can probably work around this by making a copy of your array  with array.copy().) ")
+BYTE_ORDER = ("given numpy array has byte order different from the native byte order. Conversion between byte "
+              "orders is currently not supported.")
+NOT_RESIZABLE = "Trying to resize storage that is not resizable"
+STRIDED_VIEW = ("tensorgrad: numpy() of a view of a tensor made from a non-contiguous numpy array is not supported "
+                "(tensorgrad lays the tensor out contiguously); call numpy() on the tensor itself, or .clone() the view")
+
+
+class _Host:
+    __slots__ = ("array", "seen")
+
+    def __init__(self, array, seen):
+        self.array = array      # the numpy array shared with the user
+        self.seen = seen        # an array of the contents the cell's jax array was made from (never written)
+
+
+def _same(a, seen):
+    kind = _UINT.get(a.dtype.itemsize)
+    if kind is not None:
+        return np.array_equal(a.view(kind), seen.view(kind))
+    return a.tobytes() == seen.tobytes()
+
+
+def _sync(cell):
+    host = cell.host
+    array = host.array
+    if not _same(array, host.seen):
+        copy = np.array(array)
+        host.seen = copy
+        _VALUE.__set__(cell, jax.device_put(copy))
+        _GEN.__set__(cell, _GEN.__get__(cell) + 1)
+
+
+class HostCell(Cell):
+    """A cell whose storage is a numpy array shared with the user (see the module docstring)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        _sync(self)
+        return _VALUE.__get__(self)
+
+    @value.setter
+    def value(self, new):
+        host = self.host
+        if isinstance(new, jax.core.Tracer) or not hasattr(new, "__array__"):
+            _VALUE.__set__(self, new)
+            return
+        array = host.array
+        if tuple(new.shape) != array.shape:
+            raise RuntimeError(NOT_RESIZABLE)
+        seen = np.asarray(new)
+        if array.flags.writeable:
+            np.copyto(array, seen, casting="unsafe")
+            host.seen = seen
+        _VALUE.__set__(self, new)
+
+    @property
+    def gen(self):
+        _sync(self)
+        return _GEN.__get__(self)
+
+    @gen.setter
+    def gen(self, value):
+        _GEN.__set__(self, value)
+
+
+def check_array(arr):
+    """PyTorch's checks of a numpy array to share (``from_numpy``, ``as_tensor``)."""
+    if not arr.dtype.isnative:
+        raise ValueError(BYTE_ORDER)
+    if any(s < 0 for s in arr.strides):
+        raise ValueError(NEGATIVE_STRIDES)
+    if not arr.flags.writeable and not _WARNED[0]:
+        _WARNED[0] = True
+        warnings.warn(NOT_WRITABLE, UserWarning, stacklevel=3)
+
+
+def share_array(arr, wrap):
+    """``wrap(jax array)``, a new tensor whose storage is the numpy array ``arr`` (checked)."""
+    seen = np.array(arr)
+    t = wrap(jax.device_put(seen))
+    cell = t._cell
+    cell.host = _Host(arr, seen)
+    set_class(cell, HostCell)
+    return t
+
+
+def _on_cpu(array):
+    try:
+        return all(d.platform == "cpu" for d in array.devices())
+    except AttributeError:
+        return False
+
+
+def array_of(t):
+    """``t.numpy()`` (its checks done): a numpy array over ``t``'s storage, made shared now if it
+    was not; a copy for a tensor off the CPU or in the middle of this thread's trace."""
+    value = t._data
+    cell = t._cell
+    if isinstance(value, jax.core.Tracer) or not _on_cpu(value) or overlaid_here(cell):
+        return np.asarray(value)
+    if not isinstance(cell, HostCell):
+        base = cell.value
+        cell.host = _Host(np.array(base), np.asarray(base))
+        set_class(cell, HostCell)
+    storage = cell.host.array
+    if t._view is None:
+        return storage.view()
+    if not storage.flags.c_contiguous:
+        raise RuntimeError(STRIDED_VIEW)
+    shape, strides, offset = geometry(t)
+    flat = storage.reshape(-1)
+    if flat.dtype != value.dtype:
+        flat = flat.view(value.dtype)       # view_as_real / view_as_complex: geometry counts its elements
+    size = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape, tuple(s * size for s in strides),
+                                           writeable=storage.flags.writeable)
+
