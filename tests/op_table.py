@@ -1511,6 +1511,15 @@ def _tensor_more_rows():
         edges = np.array([-2.0, -0.5, 0.0, 1.0, 2.5]).astype(make.dtype)
         return [Sample((make(2, 5), edges, make(2, 5, domain="positive")), grad=False)]
 
+    def histogramdd_options(m, x, e0, e1, w):
+        return (m.histogramdd(x, [e0, e1]), m.histogramdd(x, (2, 3), range=(-1.0, 1.5, -2.0, 2.0), weight=w),
+                m.histogramdd(x, 4, density=True), m.histogramdd(x.reshape(2, 3, 2), [2, 1], weight=w.reshape(2, 3)))
+
+    def histogramdd_samples(make):
+        e0 = np.array([-2.0, -0.5, 0.0, 1.0, 2.5]).astype(make.dtype)
+        e1 = np.array([-1.0, 0.5, 3.0]).astype(make.dtype)
+        return [Sample((make(6, 2), e0, e1, make(6, domain="positive")), grad=False)]
+
     def frexp_samples(make):
         special = np.array([0.0, -3.5, 8.0, 0.375, 1e-3, -1.0]).astype(make.dtype)
         return _first([Sample((make(2, 3),)), Sample((make(),)),
@@ -1615,6 +1624,12 @@ def _tensor_more_rows():
         Op("histogram_options", histogram_options, hist_samples, dtypes=FLOAT, grad=False),
         Op("histogram_flat", lambda m, x: (m.histogram(x, 2), m.histogram(x[:0], 2)),
            lambda make: [Sample((np.ones((2, 2), make.dtype),), grad=False)], dtypes=FLOAT, grad=False),
+        Op("histogramdd", histogramdd_options, histogramdd_samples, dtypes=FLOAT, grad=False,
+           errors=(Err((arr(3),), call=lambda m, x: m.histogramdd(x, 3), note="1-D input"),
+                   Err((arr(3, 2),), call=lambda m, x: m.histogramdd(x, [3]), note="bins per dim"),
+                   Err((arr(3, 2),), call=lambda m, x: m.histogramdd(x, 3, range=(0.0, 1.0)), note="range length"),
+                   Err((arr(3, 2), arr(2)), call=lambda m, x, w: m.histogramdd(x, 2, weight=w),
+                       note="weight shape"))),
         Op("isin", lambda m, x, y: (m.isin(x, y), m.isin(x, y, invert=True), m.isin(x, 1),
                                     m.isin(1, y), m.isin(x, y, assume_unique=True)),
            isin_samples, dtypes=INT_FLOAT, grad=False,

@@ -16,8 +16,9 @@ The modules, each importing only those before it:
   ..., clamp_min/clamp_max), ``comparison``, ``special`` (erf, gamma functions, ...), ``special_functions`` (Bessel
   functions, orthogonal polynomials, zeta, igamma);
 - ``matmul`` (dot, mm, bmm, matmul, outer, addmm), ``reduction``, ``cumulative``, ``sorting``,
-  ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``, ``linalg_legacy``,
-  ``linalg_factor`` (LU, the ``_ex`` functions, Householder QR, LDL, cond);
+  ``histograms`` (histogramdd), ``products`` (einsum, tensordot, kron, baddbmm, ...), ``linalg``,
+  ``linalg_legacy``, ``linalg_factor`` (LU, the ``_ex`` functions, Householder QR, LDL, cond),
+  ``lowrank`` (svd_lowrank, pca_lowrank: randomized, composed of the ops above);
 - ``complex`` (real/imag views, the lazy conjugate, polar form);
 - ``windows`` (``hann_window`` and the other window factories);
 - ``methods`` (operators, dtype casts), ``copies`` (the ``*_copy`` functions, ``as_strided``, the unsafe splits).
@@ -28,6 +29,6 @@ The modules, each importing only those before it:
 
 from . import (  # noqa: F401  (imported for their declarations)
     attributes, creation, ranges, random, operands, conversion, inplace, shape, indexing, subscript, joining,
-    elementwise, binary, comparison, special, special_functions, matmul, reduction, cumulative, sorting, products,
-    linalg, linalg_legacy, linalg_factor, complex, methods, copies, indices, windows,
+    elementwise, binary, comparison, special, special_functions, matmul, reduction, cumulative, sorting, histograms,
+    products, linalg, linalg_legacy, linalg_factor, lowrank, complex, methods, copies, indices, windows,
 )

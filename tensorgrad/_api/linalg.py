@@ -41,6 +41,12 @@ def _float_input(name, A):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.c_name}")
 
 
+def _lapack_dtype(kernel, A):
+    """PyTorch's error for half-precision input to a LAPACK-backed CPU kernel (``geqrf_cpu``)."""
+    if A.dtype in (_dtype.float16, _dtype.bfloat16):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{A.dtype.c_name}'")
+
+
 def _matrices(name, A, square=True):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -247,6 +253,7 @@ def qr(A, mode="reduced"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or "
                            "'complete'")
     _matrices("linalg.qr", A, square=False)
+    _lapack_dtype("geqrf_cpu", A)
     q, r = apply(LD.qr, (A,), (mode,))
     if mode == "r":
         q = _wrap(q._data.reshape(0))
@@ -257,12 +264,14 @@ def qr(A, mode="reduced"):
 def svd(A, full_matrices=True, *, driver=None):
     """``(U, S, Vh)`` (named tuple ``linalg_svd``) with ``A = U diag(S) Vh``."""
     _matrices("linalg.svd", A, square=False)
+    _lapack_dtype("linalg_svd_cpu", A)
     return _named("linalg_svd", ("U", "S", "Vh"))(*apply(LD.svd, (A,), (bool(full_matrices),)))
 
 
 @declare("linalg.svdvals", out=True)
 def svdvals(A, *, driver=None):
     _matrices("linalg.svd", A, square=False)
+    _lapack_dtype("linalg_svd_cpu", A)
     return apply(LD.svdvals, (A,))
 
 

@@ -146,6 +146,10 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         raise RuntimeError("number of steps must be non-negative")
     if d is _dtype.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    if steps >= 1:      # the ends converted to the dtype by the kernel (only start for one step)
+        _dtype.check_fits(start, d)
+    if steps >= 2:
+        _dtype.check_fits(end, d)
     if steps == 1:
         values = np.array([start])
     elif steps == 0:

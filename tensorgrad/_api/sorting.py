@@ -15,7 +15,7 @@ from .. import _dtype
 from .._autograd.grad_mode import STATE
 from .._ops import sorting as SC
 from .._ops import shape as SH
-from .._tensor import Tensor, apply, _wrap, _wrap_dim
+from .._tensor import Tensor, apply, _wrap, _wrap_dim, _C_TYPE
 from . import shape as S
 from .binary import lerp
 from .comparison import isnan, logical_not
@@ -300,8 +300,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
                                f"dimensions in the bins tensor for dimension 0")
         if bins.dtype is not input.dtype:
             raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-                               f"got input with dtype {input.dtype.c_name.lower()} and bins for dimension 0 with "
-                               f"dtype {bins.dtype.c_name.lower()}")
+                               f"got input with dtype {_C_TYPE[input.dtype.name]} and bins for dimension 0 with "
+                               f"dtype {_C_TYPE[bins.dtype.name]}")
         if bins.numel() - 1 <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension 0")
         edges = bins.detach()
@@ -319,8 +319,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
                                f"{list(input.shape)} and weight with shape {list(weight.shape)}")
         if weight.dtype is not input.dtype:
             raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
-                               f"should have the same dtype, but got input({input.dtype.c_name.lower()}), and "
-                               f"weight({weight.dtype.c_name.lower()})")
+                               f"should have the same dtype, but got input({_C_TYPE[input.dtype.name]}), and "
+                               f"weight({_C_TYPE[weight.dtype.name]})")
     if edges is None:
         if range is not None:
             lo, hi = (builtins.float(v) for v in range)

@@ -8,7 +8,8 @@ One module per topic; ``registry.py`` holds ``op`` and ``OPS``.
   ops, predicates (``isnan``, ``signbit``, ...); ``special.py``: special functions.
 - ``reduction.py``: sums, means, extrema, norms and distances, variance, ``all``/``any``;
   ``cumulative.py``: cumsum, cumprod, logcumsumexp, cummax/cummin; ``sorting.py``: sort,
-  topk, kthvalue, median, mode, quantile, searchsorted, histc, bincount, histogram, isin.
+  topk, kthvalue, median, mode, quantile, searchsorted, histc, bincount, histogram,
+  histogramdd, isin.
 - ``indexing.py``: gather/scatter, ``index_*``, masked ops, take/put, advanced indexing,
   ``*_scatter``; ``shape.py``: copying shape ops and rearrangements; ``views.py``: views
   and writes through them.

@@ -238,6 +238,55 @@ def histogram(x, edges, weight, *, density):
     return hist, edges
 
 
+def _upper_bound(edges, v):
+    """``std::upper_bound(edges, edges + n, v) - edges`` elementwise, step for step as libstdc++
+    halves its range, so that edges which are not sorted (or hold NaN) give PyTorch's bins."""
+    n = edges.shape[0]
+    first = jnp.zeros(v.shape, jnp.int64)
+    length = jnp.full(v.shape, n, jnp.int64)
+    for _ in range(n.bit_length()):
+        half = length >> 1
+        middle = first + half
+        left = v < edges[jnp.clip(middle, 0, n - 1)]
+        active = length > 0
+        first = jnp.where(active & ~left, middle + 1, first)
+        length = jnp.where(active, jnp.where(left, half, length - half - 1), length)
+    return first
+
+
+@op("histogramdd", differentiable=False)
+def histogramdd(x, weight, *edges, density):
+    """PyTorch's ``histogramdd_cpu_contiguous``: ``x`` holds points in its rows (its last axis
+    has one coordinate per tensor of ``edges``); a point counts (or adds its ``weight``) in the
+    bin of each coordinate (the last bin of a dimension includes its right edge); points outside
+    the edges of any dimension (or NaN) are dropped. ``density`` divides by the total, then by
+    each dimension's bin lengths in turn."""
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    hist = jnp.zeros(shape, x.dtype)
+    if edges:
+        points = x.reshape(-1, len(edges))
+        keep = jnp.ones(points.shape[:1], bool)
+        index = jnp.zeros(points.shape[:1], jnp.int64)
+        for d, e in enumerate(edges):
+            v = points[:, d]
+            keep = keep & (v >= e[0]) & (v <= e[-1])
+            pos = _upper_bound(e, v) - 1
+            pos = jnp.where(pos == e.shape[0] - 1, pos - 1, pos)
+            index = index * shape[d] + jnp.clip(pos, 0, shape[d] - 1)
+        w = jnp.ones(points.shape[:1], x.dtype) if weight is None else weight.reshape(-1).astype(x.dtype)
+        w = jnp.where(keep, w, jnp.zeros_like(w))
+        hist = hist.reshape(-1).at[index].add(w).reshape(shape)
+    if density:
+        # true divisions, one after another, as PyTorch's ``div_``s: XLA would multiply by the
+        # reciprocal of a broadcast divisor or fold two divisions into one; barriers stop both
+        def divide(h, divisor):
+            return lax.optimization_barrier(h / lax.optimization_barrier(jnp.broadcast_to(divisor, h.shape)))
+        hist = divide(hist, jnp.sum(hist))
+        for d, e in enumerate(edges):
+            hist = divide(hist, jnp.diff(e).reshape(tuple(-1 if k == d else 1 for k in range(len(edges)))))
+    return hist
+
+
 @op("bincount", differentiable=False)
 def bincount(x, weights, *, length, dtype):
     if weights is None:
