@@ -68,6 +68,7 @@ from . import nn as nn
 from . import special as special
 from . import masked as masked
 from . import fft as fft
+from . import _istft  # noqa: F401  (declares torch.istft, over fft's inverse transforms)
 from . import signal as signal
 from . import cuda as cuda
 from . import amp as amp

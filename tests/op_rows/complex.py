@@ -4,7 +4,15 @@ float64 finite differences, gradients and node names against PyTorch) apply to c
 The complex-only checks (printing, views, bits, errors) are ``tests/test_complex.py``'s.
 """
 
-from op_table import ALL, FLOAT, Err, Op, arr, samples_of, two_of
+from op_table import ALL, FLOAT, Err, Op, Sample, arr, samples_of, two_of
+
+
+def _istft_samples(make):
+    """A spectrum's real and imaginary parts and a positive window (its envelope is never 0)."""
+    samples = [Sample((make(5, 6), make(5, 6), make(8, domain="positive"))),
+               Sample((make(5, 6), make(5, 6), make(8, domain="positive")), kwargs={"length": 15})]
+    return samples if make.full else samples[:1]
+
 
 ROWS = [
     Op("complex_fft_ortho", lambda m, x: m.view_as_real(m.fft.fft(x, n=5, norm="ortho")), samples_of((2, 4)),
@@ -20,4 +28,12 @@ ROWS = [
     Op("complex_abs_angle_conj", lambda m, x, y: (m.complex(x, y).abs(), m.complex(x, y).angle(),
                                                    (m.complex(x, y).conj() * m.complex(y, x)).imag),
        two_of((2, 3), (2, 3)), dtypes=FLOAT),
+    # unbatched, so that the node under the result (SqueezeBackward1, ConstantPadNdBackward0) is
+    # PyTorch's too: under a batched result's DivBackward0 PyTorch has its composite's slices
+    Op("complex_istft", lambda m, re, im, w, length=None: m.istft(m.complex(re, im), 8, hop_length=3, window=w,
+                                                                    normalized=True, length=length),
+       _istft_samples, dtypes=FLOAT,
+       errors=(Err((arr(5, 6), arr(5, 6), arr(8)), call=lambda m, re, im, w: m.istft(re, 8, window=w)),
+               Err((arr(5, 6), arr(5, 6), arr(8) * 0), note="the window's overlap-added square is 0"))),
 ]
+
