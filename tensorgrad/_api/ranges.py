@@ -109,6 +109,19 @@ def _check_steps(name, start, end, steps, keywords):
                     + "".join(f" * {o}\n" for o in overloads))
 
 
+def _spaced_args(name, start, end, steps, dtype, layout, device, requires_grad):
+    """linspace's and logspace's checks, in PyTorch's order: ``(start, end, dtype)``."""
+    _check_steps(name, start, end, steps, dict(dtype=dtype, layout=layout, device=device,
+                                               requires_grad=requires_grad))
+    start, end = _num(start), _num(end)
+    d = _spaced_dtype(start, end, dtype)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if d is _dtype.bool_:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    return start, end, d
+
+
 def _spaced_dtype(start, end, dtype):
     """linspace's and logspace's dtype: the default float, complex when an end is complex."""
     if dtype is not None:
@@ -138,14 +151,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them: the first
     half counts up from ``start`` and the second half down from ``end`` (complex: per component;
     integers: from the truncated ends, in double)."""
-    _check_steps("linspace", start, end, steps, dict(dtype=dtype, layout=layout, device=device,
-                                                     requires_grad=requires_grad))
-    start, end = _num(start), _num(end)
-    d = _spaced_dtype(start, end, dtype)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if d is _dtype.bool_:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    start, end, d = _spaced_args("linspace", start, end, steps, dtype, layout, device, requires_grad)
     if steps >= 1:      # the ends converted to the dtype by the kernel (only start for one step)
         _dtype.check_fits(start, d)
     if steps >= 2:
@@ -194,14 +200,7 @@ def _logspace_exponents(start, end, steps, part):
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` powers ``base ** e``, ``e`` evenly spaced from ``start`` to ``end``, as PyTorch's
     CPU kernel computes them (integer dtypes: truncated ends, a float32 base, truncated powers)."""
-    _check_steps("logspace", start, end, steps, dict(dtype=dtype, layout=layout, device=device,
-                                                     requires_grad=requires_grad))
-    start, end = _num(start), _num(end)
-    d = _spaced_dtype(start, end, dtype)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if d is _dtype.bool_:
-        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    start, end, d = _spaced_args("logspace", start, end, steps, dtype, layout, device, requires_grad)
     base = float(base)
     with np.errstate(all="ignore"):
         if steps == 0:
