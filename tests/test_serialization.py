@@ -806,3 +806,10 @@ def test_map_location_is_checked_before_the_file_is_read_without_torch():
     with pytest.raises(RuntimeError, match="device type at start of device string: nowhere") as info:
         tg.load(buf, map_location="nowhere")
     assert "checkpoint" not in str(info.value) and buf.tell() == 0
+
+
+def test_the_legacy_format_is_refused_not_ignored():
+    buf = io.BytesIO()
+    with pytest.raises(NotImplementedError, match="legacy"):
+        tg.save({"w": tg.ones(2)}, buf, _use_new_zipfile_serialization=False)
+    assert buf.getvalue() == b""

@@ -85,6 +85,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
     >>> torch.load(buf)
     {'w': tensor([1., 2.]), 'step': 3}
     """
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("tensorgrad.save writes only the zip format: PyTorch's legacy "
+                                  "(_use_new_zipfile_serialization=False) format is not supported")
     pickle_module.Pickler(io.BytesIO(), protocol=pickle_protocol)  # a bad module or protocol raises here
     encoder = Encoder()
     data = None
@@ -139,7 +142,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         ``pickle``); given, ``weights_only`` defaults to False, and True raises, as in PyTorch.
       weights_only: whether to refuse a pickled object (default True, as PyTorch 2.13's). Set
         it to False only for a file from a trusted source: unpickling can run arbitrary code.
-      mmap: accepted for PyTorch compatibility.
+      mmap: accepted for PyTorch compatibility: a hint about memory, not about values (the
+        arrays are read into memory either way; what is loaded is the same).
       pickle_load_args: passed to the ``Unpickler`` (only ``encoding`` when ``weights_only``).
 
     Raises RuntimeError, having run nothing from the file, when ``f`` is not a tensorgrad
