@@ -35,6 +35,16 @@ a = np.zeros((2, 2)); t = torch.from_numpy(a); t.t()[0, 1] = 5; t[:, 0] += 1; a
 ---
 t = torch.zeros(2, 3); n = t.numpy(); t[1, 1] = 17; t.add_(1); n
 ---
+t = torch.tensor([1 + 2j, 3 - 1j]).conj(); t.numpy(force=True)
+---
+t = torch.tensor([1 + 2j, 3 - 1j]).conj(); t.numpy()
+---
+t = torch.tensor([1 + 2j, 3 - 1j]).conj().imag; t.numpy(force=True)
+---
+t = torch.tensor([1 + 2j, 3 - 1j]).conj().imag; t.numpy()
+---
+t = torch.tensor([1 + 2j, 3 - 1j]); c = t.conj(); n = c.numpy(force=True); t.mul_(2); n
+---
 t = torch.zeros(2, 3); n = t.numpy(); n[0, 2] = 4; t, t * 2, t._version
 ---
 t = torch.arange(6.).reshape(2, 3); n = t[1].numpy(); m = t.t().numpy(); t.mul_(2); n, m, m.strides, n.strides

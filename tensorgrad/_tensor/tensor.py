@@ -410,13 +410,20 @@ class Tensor(metaclass=TensorType):
     def numpy(self, *, force=False):
         if self.requires_grad and STATE.grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if self._view is not None and not force and conj_bits(self._view)[0]:
+        conj, neg = conj_bits(self._view) if self._view is not None else (False, False)
+        if conj and not force:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+                               "instead.")
+        if neg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() "
                                "instead.")
         if is_meta(self._data) and not force:
             raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
                             "host memory first.")
-        return array_of(self) if not is_meta(self._data) else np.asarray(_host(self._data))
+        if conj or neg or is_meta(self._data):
+            # force=True: PyTorch's resolve_conj().resolve_neg().numpy(), a copy of the value
+            return np.array(_host(self._data))
+        return array_of(self)
 
     def __array__(self, dtype=None, copy=None):
         arr = np.asarray(_host(self._data))
