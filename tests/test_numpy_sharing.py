@@ -35,6 +35,10 @@ a = np.zeros((2, 2)); t = torch.from_numpy(a); t.t()[0, 1] = 5; t[:, 0] += 1; a
 ---
 t = torch.zeros(2, 3); n = t.numpy(); t[1, 1] = 17; t.add_(1); n
 ---
+a = np.ones(4096, np.float32); t = torch.tensor(a); a[0] = 5; t[0], t.sum()
+---
+a = np.ones((64, 64)); t = torch.as_tensor(a, dtype=torch.float32); a[0, 0] = 5; t[0, 0]
+---
 t = torch.tensor([1 + 2j, 3 - 1j]).conj(); t.numpy(force=True)
 ---
 t = torch.tensor([1 + 2j, 3 - 1j]).conj(); t.numpy()
@@ -205,3 +209,13 @@ def test_tensor_class_prints_as_pytorch_s(torch_):
     class Mine(tg.Tensor):
         pass
     assert repr(Mine) == f"<class '{__name__}.test_tensor_class_prints_as_pytorch_s.<locals>.Mine'>"
+
+
+def test_load_state_dict_copies_numpy_values():
+    # JAX's CPU client may keep an aligned array's own memory: the copy must be tensorgrad's
+    values = {"weight": np.ones((64, 64), np.float32), "bias": np.ones(64, np.float32)}
+    m = tg.nn.Linear(64, 64)
+    m.load_state_dict(values)
+    values["weight"][:] = 7
+    values["bias"][:] = 7
+    assert float(m.weight.detach().sum()) == 64 * 64 and float(m.bias.detach().sum()) == 64

@@ -159,7 +159,9 @@ def as_array(data, dtype=None):
         return arr if dtype is None else arr.astype(dtype.np)
     if isinstance(data, (np.ndarray, np.generic)):
         d = dtype or _dtype.from_np(data.dtype)
-        return from_host(np.asarray(data, dtype=d.np))
+        # a copy of the caller's array: JAX's CPU client may keep an aligned numpy array's own
+        # memory, and ``torch.tensor(a)`` must not see later writes to ``a``
+        return from_host(np.array(data, dtype=d.np))
     if isinstance(data, jax.Array):
         return data if dtype is None else data.astype(dtype.np)
     if isinstance(data, str):
