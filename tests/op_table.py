@@ -1222,14 +1222,12 @@ assert len(BY_NAME) == len(OPS), "row names must be unique"
 PENDING = frozenset({"copy", "copy_slices", "rnn_layer"}
                     # added with the OpInfo families; checked by the OpInfo sweep and by
                     # tests/test_misc_ops.py and tests/test_complex.py, rows still to write
-                    | {"alias_copy", "as_strided_gather_copy", "as_strided_gather_inplace", "conj_physical",
-                       "diagonal_copy", "fft_c2c", "fft_r2c_conj", "isreal", "linalg_eig", "linalg_eigvals",
-                       "max_unpool3d", "reshape_alias_copy", "select_copy", "slice_copy", "split_copy",
-                       "split_with_sizes_copy", "squeeze_copy", "squeeze_dim_copy", "squeeze_dim_inplace",
-                       "squeeze_dims_copy", "squeeze_dims_inplace", "squeeze_inplace", "t_copy", "t_inplace",
-                       "transpose_copy", "transpose_inplace", "unfold_copy", "unsafe_split",
-                       "unsafe_split_with_sizes", "unsqueeze_copy", "unsqueeze_inplace", "view_as_complex",
-                       "view_copy"})
+                    | {"as_strided_gather_copy", "as_strided_gather_inplace", "conj_physical", "fft_c2c",
+                       "fft_r2c_conj", "isreal", "linalg_eig", "linalg_eigvals", "max_unpool3d",
+                       "reshape_alias_copy", "view_as_complex",
+                       # PyTorch's split_copy(out=) does not resize an empty out: test_surface's
+                       # empty-out check cannot run against it
+                       "split_copy"})
 
 
 # ====================================================================== gradients at kinks
