@@ -4,18 +4,21 @@ randn, randint, randperm, normal, bernoulli, multinomial, ...) and the in-place 
 ``geometric_``, ``log_normal_``).
 """
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._autograd.grad_mode import is_grad_enabled
 from .._cache import bounded_jit
-from .._device import to_device
+from .._device import from_host, to_device
 from .._meta import is_meta
 from .._ops import random as RO
 from .._ops.registry import OpDef
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
-from . import strides as _strides
+from . import host_random as H, strides as _strides
 from .creation import KEEP_ON_META, on_meta, parse_size, _finish, _size_keyword
 from .surface import declare
 
@@ -57,7 +60,12 @@ class Generator:
         return self
 
     def next_key(self):
-        key, sub = _split(self._state._data)
+        key = self._state._data
+        if H.usable(key, 2):
+            key, sub = H.split(np.asarray(key))
+            key, sub = from_host(key), from_host(sub)
+        else:
+            key, sub = _split(key)
         self._state._write(key)
         return sub
 
@@ -116,23 +124,46 @@ KEEP_ON_META.append(_keep_keys)
 
 # ---------------------------------------------------------------- samplers
 # Each draw runs as one kernel per shape and dtype, held in the bounded kernel cache (JAX's own
-# samplers, called outside a kernel, would compile a program per shape that lives forever). The
-# sample is drawn in ``dtype`` and returned as ``out`` (the in-place fills draw in float64).
+# samplers, called outside a kernel, would compile a program per shape that lives forever), or,
+# eagerly and for small draws, on the host with the same numbers (``host_random``: no compile).
+# The sample is drawn in ``dtype`` and returned as ``out`` (the in-place fills draw in float64).
 
 @bounded_jit(static_argnums=(1, 2, 3))
-def _uniform(key, shape, dtype, out, low, high):
+def _uniform_kernel(key, shape, dtype, out, low, high):
     return jax.random.uniform(key, shape, dtype, low, high).astype(out)
 
 
+def _uniform(key, shape, dtype, out, low, high):
+    if H.usable(key, math.prod(shape)) and H.host_float(dtype):
+        return from_host(H.uniform(np.asarray(key), shape, dtype, low, high).astype(out))
+    return _uniform_kernel(key, shape, dtype, out, low, high)
+
+
 @bounded_jit(static_argnums=(1, 2))
-def _normal(key, shape, dtype):
+def _normal_kernel(key, shape, dtype):
     return jax.random.normal(key, shape, dtype)
 
 
+def _normal(key, shape, dtype):
+    if H.usable(key, math.prod(shape)) and H.host_float(dtype):
+        return from_host(H.normal(np.asarray(key), shape, dtype))
+    return _normal_kernel(key, shape, dtype)
+
+
 @bounded_jit(static_argnums=(1, 2, 5))
-def _scaled_normal(key, shape, dtype, mean, std, out=None):
+def _scaled_normal_kernel(key, shape, dtype, mean, std, out=None):
     z = mean + std * jax.random.normal(key, shape, dtype)
     return z if out is None else z.astype(out)
+
+
+def _scaled_normal(key, shape, dtype, mean, std, out=None):
+    """``mean + std * z``: ``mean`` and ``std`` numbers or arrays broadcasting to ``shape``."""
+    if (H.usable(key, math.prod(shape)) and H.host_float(dtype) and type(mean) in (int, float)
+            and type(std) in (int, float)):
+        dtype = np.dtype(dtype)
+        z = H.normal(np.asarray(key), shape, dtype) * dtype.type(std) + dtype.type(mean)
+        return from_host(z if out is None else z.astype(out))
+    return _scaled_normal_kernel(key, shape, dtype, mean, std, out)
 
 
 @bounded_jit(static_argnums=(1, 2, 3))
@@ -167,13 +198,28 @@ def _log_normal(key, shape, out, mean, std):
 
 
 @bounded_jit(static_argnums=(1, 2))
-def _randint(key, shape, out, low, high):
+def _randint_kernel(key, shape, out, low, high):
     return jax.random.randint(key, shape, low, high, jnp.int64).astype(out)
 
 
+def _randint(key, shape, out, low, high):
+    if H.usable(key, math.prod(shape)) and _INT64[0] <= low < high <= _INT64[1]:
+        return from_host(H.randint(np.asarray(key), shape, low, high).astype(out))
+    return _randint_kernel(key, shape, out, low, high)
+
+
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
 @bounded_jit(static_argnums=(1, 2))
-def _permutation(key, n, out):
+def _permutation_kernel(key, n, out):
     return jax.random.permutation(key, n).astype(out)
+
+
+def _permutation(key, n, out):
+    if H.usable(key, n):
+        return from_host(H.permutation(np.asarray(key), n).astype(out))
+    return _permutation_kernel(key, n, out)
 
 
 @bounded_jit(static_argnums=(2, 3))
@@ -363,6 +409,8 @@ def _random_fill(self, draw, grad_fn):
     check_inplace(self)
     _strides.check_no_internal_overlap(self)
     sample = self._data if is_meta(self._data) else draw()
+    if not (is_grad_enabled() and self.requires_grad):
+        return commit_inplace(self, _wrap(sample))      # nothing to record: no kernel to run
     return commit_inplace(self, apply(_random_op(grad_fn), (self, sample)))
 
 
