@@ -14,10 +14,20 @@
   again. If the trace meets a tensor from outside that it did not lift, it lifts it and traces
   again; if tracing fails, every tensor is restored.
 * Later calls check the program's guards (argument structure, shapes, dtypes and Python values,
-  grad mode, which ``.grad`` attributes are set, optimizer hyperparameters) and run the compiled
-  program; a failed guard traces a new program and keeps the old ones, up to the ``compiled``
-  cache's limit (``tensorgrad._cache``: beyond it the least recently used signature goes with
-  its programs). ``explain()`` lists why each program was traced.
+  grad mode, which ``.grad`` attributes are set, optimizer hyperparameters, modules' training
+  flags) and run the compiled program; a failed guard traces a new program and keeps the old
+  ones, up to the ``compiled`` cache's limit (``tensorgrad._cache``: beyond it the least recently
+  used signature goes with its programs). ``explain()`` lists why each program was traced,
+  naming the guard that changed (``SGD.param_groups[0]['lr']: 0.1 -> 0.05``,
+  ``parameter '0.weight' of Sequential.grad: set -> None``, ``Sequential.training: train() ->
+  eval()``).
+* A call whose tensors differ from a traced signature's only in shapes (an epoch's smaller last
+  batch) is traced at once with that signature's state, without an eager call first. An argument
+  that has had four shapes warns once (padding to a few sizes keeps the programs few);
+  ``compile(..., dynamic=True)`` runs calls with further new shapes eagerly instead, and
+  ``dynamic=False`` never warns.
+* ``compile(module)`` knows the module's parameters and buffers as state before any call, so its
+  first call is already traced and its results record ``CompiledFunctionBackward``.
 * A value Python needs inside the step (``loss.item()``, ``if x > 0``, printing a tensor) cannot
   be traced: the step then runs eagerly, with a warning naming the line, as PyTorch's compiler
   breaks its graph there. Return tensors and call ``.item()`` outside the step.

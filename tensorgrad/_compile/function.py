@@ -21,7 +21,7 @@ from .._autograd.node import CompiledFunctionBackward, node_class
 from .._bridge import functional_scope, is_tensor
 from .._tensor import Tensor, _wrap
 from .recorder import _ACTIVE, _CELL, _FIXED, _GRAD, _Recorder
-from .program import _OUT, _Lifted, _Program, _layout, _optimizer_guard, _owner, _resolve
+from .program import _OUT, _Lifted, _Program, _hyperparameters, _layout, _optimizer_guard, _owner, _resolve
 
 __all__ = ["CompiledFunction"]
 
@@ -29,6 +29,7 @@ _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayCon
                    jax.errors.TracerIntegerConversionError)
 _MAX_RETRACES = 3
 _LOG_LINES = 1000
+_SHAPES_WARN = 4        # distinct shapes of one argument before the warning (and dynamic=True's eager runs)
 
 
 class _Unsupported(Exception):
@@ -63,11 +64,15 @@ class CompiledFunction:
     with it starts again from an eager first call.
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn, *, fullgraph=False, dynamic=None, state=None):
         self.fn = fn
         self._signatures = Cache("compiled", on_evict=self._evicted)
+        self._families = {}     # a signature less its shapes -> _Family: new shapes trace at once
         self._log = collections.deque(maxlen=_LOG_LINES)
-        self.fullgraph = False
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self._state = state     # () -> the tensors known to be state before any call (a module's)
+        self._traces = 0
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj, objtype=None):
@@ -85,20 +90,55 @@ class CompiledFunction:
         tensors = [x for x in leaves if isinstance(x, Tensor)]
         if any(isinstance(t._cell.value, jax.core.Tracer) for t in tensors):
             return self.fn(*args, **kwargs)     # inside the user's own jax transform: trace through
-        key = _signature(treedef, leaves)
+        key, family_key = _signature(treedef, leaves)
         sig = self._signatures.get(key)
         if sig is None:
-            return self._first_call(key, args, kwargs, tensors)
+            family = self._families.get(family_key)
+            if family is not None and family.sig.eager is None:
+                return self._new_shape(key, family, args, kwargs, tensors)
+            if self._state is not None:
+                sig = self._keep(key, family_key, _Signature([(t, _CELL) for t in self._state()]))
+                return self._trace(key, sig, args, kwargs, tensors, "first call (a module: its parameters "
+                                   "and buffers are the state)")
+            return self._first_call(key, family_key, args, kwargs, tensors)
         if sig.eager is not None:
             return self.fn(*args, **kwargs)
         for program in sig.programs:
             cells = program.cells(tensors)
             if cells is not None:
                 return _execute(program, cells, tensors)
-        why = "a guard failed (.grad set or cleared, an optimizer hyperparameter, a tensor's storage or shape)"
-        return self._trace(key, sig, args, kwargs, tensors, why if sig.programs else "second call")
+        why = sig.programs[-1].why_not(tensors) or "a guard failed" if sig.programs else "second call"
+        return self._trace(key, sig, args, kwargs, tensors, why)
 
-    def _first_call(self, key, args, kwargs, tensors):
+    def _keep(self, key, family_key, sig):
+        self._signatures.put(key, sig, 0)
+        self._families[family_key] = _Family(key, sig)
+        return sig
+
+    def _new_shape(self, key, family, args, kwargs, tensors):
+        """A call whose arguments differ from a traced signature's only in shapes: traced at once
+        with that signature's state (no eager call), warning when an argument keeps changing."""
+        changes = _shape_changes(family.key, key)
+        for k, old, new in changes:
+            family.shapes.setdefault(k, {old}).add(new)
+        many = [(k, family.shapes[k]) for k, _, _ in changes if len(family.shapes[k]) >= _SHAPES_WARN]
+        if many and self.dynamic is True:
+            self._log.append(f"running eagerly: argument {many[0][0]} has had {len(many[0][1])} shapes (dynamic=True)")
+            return self.fn(*args, **kwargs)
+        if many and self.dynamic is None and not family.warned:
+            family.warned = True
+            k, shapes = many[0]
+            warnings.warn(f"tensorgrad.compile: argument {k} of {getattr(self.fn, '__name__', 'the step')} has had "
+                          f"{len(shapes)} shapes ({', '.join(map(str, sorted(shapes)))}); each new shape traces "
+                          "and compiles the step again. Pad it to a few sizes (buckets), or pass dynamic=True to "
+                          "run calls with further new shapes eagerly", UserWarning, stacklevel=3)
+        sig = _Signature(list(family.sig.state))
+        self._signatures.put(key, sig, 0)
+        family.key, family.sig = key, sig
+        reason = "; ".join(f"argument {k} shape: {old} -> {new}" for k, old, new in changes) or "a new signature"
+        return self._trace(key, sig, args, kwargs, tensors, reason)
+
+    def _first_call(self, key, family_key, args, kwargs, tensors):
         """Run eagerly, watching which tensors outlive the call: the state to lift next time."""
         with _Recorder(tracing=False) as rec:
             result = self.fn(*args, **kwargs)
@@ -113,7 +153,7 @@ class CompiledFunction:
                 continue
             entry = (owner, _GRAD) if owner is not None else (t, _CELL)
             state.setdefault(id(t._cell), entry)
-        self._signatures.put(key, _Signature(list(state.values())), 0)
+        self._keep(key, family_key, _Signature(list(state.values())))
         self._log.append(f"call 1 ran eagerly and found {len(state)} tensors of state")
         return result
 
@@ -132,7 +172,8 @@ class CompiledFunction:
             except _CONCRETIZATION + (_Unsupported,) as error:
                 return self._fall_back(sig, args, kwargs, _describe(error))
         sig.state = entries
-        self._log.append(f"traced program {len(sig.programs) + 1}: {reason}")
+        self._traces += 1
+        self._log.append(f"traced program {self._traces}: {reason}")
         result = _execute(program, cells, tensors)
         if program.escaped:
             # the trace created tensors that outlive it (new optimizer state, ...); the next
@@ -167,7 +208,30 @@ def _dedupe(entries):
     return list(seen.values())
 
 
+class _Family:
+    """The signatures of a compiled function that differ only in shapes: the latest one (whose
+    state a new shape starts from) and each argument's shapes so far."""
+
+    __slots__ = ("key", "sig", "shapes", "warned")
+
+    def __init__(self, key, sig):
+        self.key = key
+        self.sig = sig
+        self.shapes = {}        # tensor argument position -> {shape}
+        self.warned = False
+
+
+def _tensor_shapes(key):
+    return [part[1] for part in key[1] if type(part) is tuple and part and part[0] is _TENSOR]
+
+
+def _shape_changes(old, new):
+    """``[(tensor argument position, old shape, new shape)]`` between two signatures of a family."""
+    return [(k, a, b) for k, (a, b) in enumerate(zip(_tensor_shapes(old), _tensor_shapes(new))) if a != b]
+
+
 def _signature(treedef, leaves):
+    """The call's signature, and its family's (the signature with each tensor's shape left out)."""
     parts = []
     for x in leaves:
         if isinstance(x, Tensor):
@@ -177,7 +241,7 @@ def _signature(treedef, leaves):
             elif view is not None:
                 view = view[0]
             d = x._cell.value
-            parts.append((d.shape, d.dtype, view, x._rg, x._grad_fn is None))
+            parts.append((_TENSOR, d.shape, d.dtype, view, x._rg, x._grad_fn is None))
         else:
             try:
                 hash(x)
@@ -185,7 +249,13 @@ def _signature(treedef, leaves):
                 parts.append((type(x), id(x)))
             else:
                 parts.append(value_key(x))      # 0.0 and -0.0, 1 and True differ; NaN equals NaN
-    return (treedef, tuple(parts), STATE.grad, STATE.inference)
+    key = (treedef, tuple(parts), STATE.grad, STATE.inference)
+    family = (treedef, tuple((_TENSOR, len(p[1])) + p[2:] if type(p) is tuple and p and p[0] is _TENSOR else p
+                             for p in parts), STATE.grad, STATE.inference)
+    return key, family
+
+
+_TENSOR = object()      # marks a tensor argument's part of a signature
 
 
 def _describe(error):
@@ -247,7 +317,7 @@ def _collect(program, rec, lifted, values, box, tensors):
     """
     cells = lifted.cells
     cell_ids = {id(c) for c in cells}
-    program.optimizers = [(opt, _optimizer_guard(opt)) for opt in rec.optimizers.values()]
+    program.optimizers = [(opt, _optimizer_guard(opt), _hyperparameters(opt)) for opt in rec.optimizers.values()]
     program.modules = [(m, m.training) for m in rec.modules.values()]
     args = {id(t): ("arg", k) for k, t in enumerate(tensors)}
     program.written = []

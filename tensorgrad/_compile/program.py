@@ -6,12 +6,15 @@ from .._storage.overlay import Overlay
 from .recorder import _CELL, _FIXED
 
 
+def _hyperparameters(opt):
+    """The Python numbers of an optimizer's groups, which a trace bakes into its program."""
+    return tuple(tuple((k, v) for k, v in group.items() if k != "params" and isinstance(v, (int, float, bool)))
+                 for group in opt.param_groups)
+
+
 def _optimizer_guard(opt):
-    """The Python numbers of an optimizer's groups, which a trace bakes into its program (keyed:
-    ``0.0`` and ``-0.0`` differ, NaN equals NaN)."""
-    return config_key(tuple(tuple((k, v) for k, v in group.items()
-                                  if k != "params" and isinstance(v, (int, float, bool)))
-                            for group in opt.param_groups))
+    """The optimizer's hyperparameters as a key (``0.0`` and ``-0.0`` differ, NaN equals NaN)."""
+    return config_key(_hyperparameters(opt))
 
 
 def _resolve(owner, kind):
@@ -55,7 +58,7 @@ class _Program:
         self.avals = avals                  # [(shape, dtype)] of each lifted cell
         self.reason = reason
         self.grad_guards = []               # [(owner, was None)]
-        self.optimizers = []                # [(optimizer, hyperparameters)]
+        self.optimizers = []                # [(optimizer, guard key, hyperparameters)]
         self.modules = []                   # [(module, training)] of the modules called
         self.written = []                   # [(cell position, version delta)]
         self.grad_sets = []                 # [(owner, "none" | "new" | tensor)]
@@ -84,13 +87,82 @@ class _Program:
         for owner, was_none in self.grad_guards:
             if (_owner(owner, tensors)._grad is None) != was_none:
                 return None
-        for opt, hyper in self.optimizers:
-            if _optimizer_guard(opt) != hyper:
+        for opt, key, _ in self.optimizers:
+            if _optimizer_guard(opt) != key:
                 return None
         for module, training in self.modules:
             if module.training is not training:
                 return None
         return cells
+
+
+    def why_not(self, tensors):
+        """The first guard that fails for this call, as ``what: old -> new`` (``cells`` is None)."""
+        names = _Names(self, tensors)
+        for owner, kind in self.entries:
+            if _resolve(owner, kind) is None:
+                return f"{names(owner)}.grad: set -> None"
+        state = [_resolve(owner, kind) for owner, kind in self.entries]
+        cells, slots = _layout(state, tensors)
+        if slots != self.slots:
+            return "which arguments share storage with each other or with the state changed"
+        for cell, (shape, dtype) in zip(cells, self.avals):
+            v = cell.value
+            if v.shape != shape or v.dtype != dtype:
+                what = "shape" if v.shape != shape else "dtype"
+                old, new = (tuple(shape), tuple(v.shape)) if what == "shape" else (dtype, v.dtype)
+                return f"{names.of_cell(cell)} {what}: {old} -> {new}"
+        for owner, was_none in self.grad_guards:
+            if (_owner(owner, tensors)._grad is None) != was_none:
+                return f"{names(owner)}.grad: {'None -> set' if was_none else 'set -> None'}"
+        for opt, key, hyper in self.optimizers:
+            if _optimizer_guard(opt) != key:
+                now = _hyperparameters(opt)
+                if len(now) != len(hyper):
+                    return f"{type(opt).__name__}: {len(hyper)} -> {len(now)} param groups"
+                for g, (old_group, new_group) in enumerate(zip(hyper, now)):
+                    old, new = dict(old_group), dict(new_group)
+                    for name in sorted(set(old) | set(new)):
+                        if config_key((old.get(name),)) != config_key((new.get(name),)):
+                            return (f"{type(opt).__name__}.param_groups[{g}][{name!r}]: "
+                                    f"{old.get(name)!r} -> {new.get(name)!r}")
+        for module, training in self.modules:
+            if module.training is not training:
+                mode = {True: "train()", False: "eval()"}
+                return f"{names.of_module(module)}.training: {mode[training]} -> {mode[module.training]}"
+        return None
+
+
+class _Names:
+    """Names for what a program's guards read: ``argument 0``, ``parameter '0.weight'`` (from
+    the modules the step called), or a tensor's shape."""
+
+    def __init__(self, program, tensors):
+        self.tensors = tensors
+        self.modules = [m for m, _ in program.modules]
+
+    def __call__(self, who):
+        if type(who) is tuple:
+            return f"argument {who[1]}"
+        return self.of_cell(who._cell)
+
+    def of_cell(self, cell):
+        for k, t in enumerate(self.tensors):
+            if t._cell is cell:
+                return f"argument {k}"
+        for module in self.modules:
+            for kind, named in (("parameter", module.named_parameters), ("buffer", module.named_buffers)):
+                for name, t in named():
+                    if t._cell is cell:
+                        return f"{kind} {name!r} of {type(module).__name__}"
+        return "a tensor of the state"
+
+    def of_module(self, module):
+        for outer in self.modules:
+            for name, m in outer.named_modules():
+                if m is module and name:
+                    return f"{type(outer).__name__}.{name} ({type(module).__name__})"
+        return type(module).__name__
 
 
 class _OutputMarker:
