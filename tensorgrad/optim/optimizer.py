@@ -48,8 +48,8 @@ def addcdiv_(t, a, b, value=1.0):
 
 
 def axpy_(t, x, alpha):
-    """``t += alpha * x``."""
-    return t.add_(x.mul(alpha))
+    """``t += alpha * x``, as PyTorch's optimizers write it (``add_(x, alpha=...)``: one kernel)."""
+    return t.add_(x, alpha=alpha)
 
 
 def check_nonnegative(**values):
