@@ -108,3 +108,18 @@ def test_random_fill_records_its_node_only_when_grad_flows():
     with tg.no_grad():
         y.normal_()
     assert type(y.grad_fn).__name__ == "MulBackward0" and y._version == version + 1
+
+
+def test_seeds_make_jaxs_keys_and_wrap_as_pytorchs():
+    for seed in (0, 1, 67280421310721, 2 ** 40 + 5, 2 ** 63 - 1):
+        _same(H.seed_key(seed), jax.random.PRNGKey(seed))
+    for seed, kept in ((2 ** 64 - 1, 2 ** 64 - 1), (-1, 2 ** 64 - 1), (-2 ** 63, 2 ** 63), (1.5, 1)):
+        tg.manual_seed(seed)
+        assert tg.initial_seed() == kept
+    tg.manual_seed(-1)
+    first = tg.rand(3).tolist()
+    tg.manual_seed(2 ** 64 - 1)
+    assert tg.rand(3).tolist() == first
+    for seed in (2 ** 64, -2 ** 63 - 1):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            tg.manual_seed(seed)

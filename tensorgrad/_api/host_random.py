@@ -31,7 +31,7 @@ from .._meta import is_meta
 
 HOST_MAX = 1 << 19
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = np.uint32(0x1BD11BDA)
+_PARITY = 0x1BD11BDA
 _BUCKET_MIN = 1 << 10
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -45,23 +45,29 @@ def usable(key, size):
 def threefry2x32(k1, k2, x1, x2):
     """The threefry-2x32 hash (20 rounds) of the uint32 counter pairs ``(x1, x2)`` under the key
     ``(k1, k2)``, as JAX's ``threefry2x32_p`` computes it."""
-    k1, k2 = np.uint32(k1), np.uint32(k2)
+    k1, k2 = int(k1), int(k2)
     ks = (k1, k2, k1 ^ k2 ^ _PARITY)
-    x1 = x1 + ks[0]
-    x2 = x2 + ks[1]
+    x1 = x1 + np.uint32(ks[0])
+    x2 = x2 + np.uint32(ks[1])
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
             x1 += x2
             x2 = (x2 << np.uint32(r)) | (x2 >> np.uint32(32 - r))
             x2 ^= x1
-        x1 += ks[(i + 1) % 3]
-        x2 += ks[(i + 2) % 3] + np.uint32(i + 1)
+        x1 += np.uint32(ks[(i + 1) % 3])
+        x2 += np.uint32((ks[(i + 2) % 3] + i + 1) & 0xFFFFFFFF)
     return x1, x2
 
 
 def _hash_indices(key, size):
     index = np.arange(size, dtype=np.uint64)
     return threefry2x32(key[0], key[1], (index >> np.uint64(32)).astype(np.uint32), index.astype(np.uint32))
+
+
+def seed_key(seed):
+    """``jax.random.PRNGKey(seed)`` for a seed in [0, 2**64): its high and low 32-bit words (JAX's
+    own refuses seeds from 2**63, which PyTorch takes)."""
+    return np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], np.uint32)
 
 
 def split(key):

@@ -35,10 +35,13 @@ class Generator:
 
     def manual_seed(self, seed):
         seed = int(seed)
+        if not -2 ** 63 <= seed < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        seed &= 0xFFFFFFFFFFFFFFFF          # a negative seed is its 64-bit two's complement, as in PyTorch
         self._seed = seed
         # the key lives in one tensor for the generator's life, so that tensorgrad.compile lifts
         # and updates it as state
-        key = jax.random.PRNGKey(seed & 0xFFFFFFFFFFFFFFFF)
+        key = from_host(H.seed_key(seed))
         if "_state" in self.__dict__:
             self._state._write(key)
         else:
