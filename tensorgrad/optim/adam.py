@@ -1,6 +1,7 @@
 """Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant."""
 
 from .._api.elementwise import maximum
+from ._fused import FUSED_TYPES
 from .optimizer import (
     Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, value_of,
 )
@@ -77,3 +78,7 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
+
+
+# a step runs as one program once each parameter's moments exist (the first step makes them)
+FUSED_TYPES[Adam] = FUSED_TYPES[AdamW] = lambda group, state: bool(state)

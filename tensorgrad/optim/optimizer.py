@@ -24,6 +24,7 @@ from .._hooks import OPTIMIZER_STEP, RemovableHandle
 from .._tensor import Tensor
 from .._typename import typename
 from .._api.creation import tensor as _tensor, zeros_like
+from ._fused import step_group
 
 
 class _Required:
@@ -288,8 +289,9 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         with no_grad():
-            for group in self.param_groups:
-                self._update(group)
+            for index, group in enumerate(self.param_groups):
+                if not step_group(self, index, group):
+                    self._update(group)
         return loss
 
     def _update(self, group):

@@ -1,5 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 
+from ._fused import FUSED_TYPES
 from .optimizer import Optimizer, apply_weight_decay, axpy_, check_implementation_flags, check_nonnegative
 
 
@@ -46,3 +47,7 @@ class SGD(Optimizer):
                     buf.mul_(momentum).add_(grad, alpha=1 - dampening)
                 grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
             axpy_(p, grad, -lr)
+
+
+# a step runs as one program once each parameter's momentum buffer exists (or without momentum)
+FUSED_TYPES[SGD] = lambda group, state: group["momentum"] == 0 or "momentum_buffer" in state

@@ -1,0 +1,121 @@
+"""An optimizer step of a parameter group as one compiled program.
+
+Eagerly, a step runs its update rule op by op: SGD one kernel per parameter (more with
+momentum), Adam eight and a read of its step counter. Each kernel compiles once per shape (a
+first step of Adam over a small CNN compiled about sixty programs) and each call dispatches on
+its own. Here the group's update (the optimizer's own ``_update``, the same code) is traced once,
+with the parameters, their gradients and their state lifted into one program (the cells hold
+tracers in this thread's overlay only, as ``tensorgrad.compile`` lifts them), and later steps
+run that program and write back what it wrote, with the version counters the eager ops would
+have moved.
+
+It serves the optimizers listed in ``FUSED_TYPES`` (exactly those classes: a subclass may
+override anything), steps whose state already exists (the first step creates it eagerly) and
+tensors that are not views, not meta, not inside a trace or a watch. The group's Python
+hyperparameters are part of the program's key, so a scheduled learning rate compiles a program
+per value; after ``MAX_PROGRAMS`` programs an optimizer runs eagerly from then on (a schedule
+that changes every step would otherwise compile every step).
+"""
+
+import weakref
+
+import jax
+
+from .._cache import KERNELS, config_key, jit, tracing
+from .._meta import LIVE as _META
+from .._storage import watch
+from .._storage.overlay import Overlay
+from .._tensor import Tensor
+
+MAX_PROGRAMS = 8
+# class -> ready(group, state): whether a parameter's state is complete (filled by sgd.py, adam.py)
+FUSED_TYPES = {}
+
+
+def step_group(opt, index, group):
+    """Run ``opt._update(group)`` as one program; False when it must run eagerly."""
+    ready = FUSED_TYPES.get(type(opt))
+    fused = opt.__dict__.get("_fused")
+    if fused is None:
+        # the token keys this optimizer's programs in the kernel cache (an id could be reused)
+        fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object()}
+    if ready is None or fused["off"] or watch.ACTIVE[0] or tracing():
+        return False
+    params = [p for p in group["params"] if p.grad is not None]
+    if not params:
+        return True
+    cells, statics = [], []
+    for p in params:
+        state = opt.state.get(p, {})
+        if not ready(group, state):
+            return False            # the first step creates the state eagerly
+        tensors = [p, p.grad]
+        for name in sorted(state):
+            value = state[name]
+            if isinstance(value, Tensor):
+                tensors.append(value)
+            else:
+                statics.append((name, value))
+        for t in tensors:
+            if t._view is not None:
+                return False
+            cells.append(t._cell)
+    if len({id(c) for c in cells}) != len(cells):
+        return False
+    values = [c.value for c in cells]
+    if any(isinstance(v, jax.core.Tracer) for v in values) or (_META.on and any(type(v) is jax.ShapeDtypeStruct
+                                                                               for v in values)):
+        return False
+    hyper = tuple((k, v) for k, v in group.items() if k != "params")
+    try:
+        key = ("optimizer step", fused["token"], index, tuple((v.shape, v.dtype) for v in values),
+               config_key(tuple(v for _, v in hyper if isinstance(v, (int, float, bool)))),
+               repr(hyper), repr(statics), tuple(len(opt.state.get(p, ())) for p in params))
+    except TypeError:
+        return False
+    programs = fused["programs"]
+    entry = programs.get(key)
+    if entry is None:
+        if len(programs) >= MAX_PROGRAMS:
+            fused["off"] = True
+            return False
+        entry = programs[key] = _Program(opt, index)
+    run = KERNELS.get(key)
+    if run is None:
+        run = jit(KERNELS, key, entry.traced)
+    entry.cells = cells
+    outs = run(values)
+    for k, delta, value in zip(entry.written, entry.deltas, outs):
+        cell = cells[k]
+        cell.value = value
+        cell.gen += 1
+        cell.version += delta
+    return True
+
+
+class _Program:
+    """A group's traced update: which lifted cells it writes, and by how many versions."""
+
+    def __init__(self, opt, index):
+        self.owner = weakref.ref(opt)       # the kernel cache holds this: it must not hold the model
+        self.index = index
+        self.cells = None
+        self.written = ()
+        self.deltas = ()
+        self.run = None
+
+    def traced(self, values):
+        opt = self.owner()
+        cells = self.cells
+        overlay = Overlay()
+        try:
+            for c, v in zip(cells, values):
+                overlay.put(c, v)
+            before = [c.version for c in cells]
+            opt._update(opt.param_groups[self.index])
+            outs = [c.value for c in cells]
+            self.written = tuple(k for k, (v, o) in enumerate(zip(values, outs)) if o is not v)
+            self.deltas = tuple(cells[k].version - before[k] for k in self.written)
+            return [outs[k] for k in self.written]
+        finally:
+            overlay.close()

@@ -1,0 +1,87 @@
+"""An optimizer step of SGD, Adam or AdamW runs as one compiled program (``optim/_fused.py``):
+the same values and version counters as the eager step and as PyTorch's, a program per
+hyperparameter set up to a limit, and the eager path wherever the program cannot serve."""
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+from tensorgrad.optim import _fused
+from oracle import torch
+
+_CASES = {
+    "sgd": ("SGD", {"lr": 0.1}),
+    "sgd_nesterov_decay": ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.01}),
+    "sgd_dampening_maximize": ("SGD", {"lr": 0.1, "momentum": 0.5, "dampening": 0.3, "maximize": True}),
+    "adam": ("Adam", {"lr": 0.01}),
+    "adam_amsgrad_decay": ("Adam", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1}),
+    "adamw": ("AdamW", {"lr": 0.01}),
+}
+
+
+def _train(m, name, kwargs, steps=5, seed=0):
+    rng = np.random.default_rng(seed)
+    params = [m.nn.Parameter(m.tensor(rng.standard_normal(s).astype(np.float32))) for s in ((5, 3), (3,))]
+    opt = getattr(m.optim, name)(params, **kwargs)
+    for _ in range(steps):
+        x = m.tensor(rng.standard_normal((4, 5)).astype(np.float32))
+        opt.zero_grad()
+        ((x @ params[0] + params[1]).tanh() ** 2).sum().backward()
+        opt.step()
+    state = [sorted((k, v._version if hasattr(v, "_version") else v) for k, v in opt.state[p].items()
+                    if k != "step") for p in params]
+    return [p.detach().numpy().copy() for p in params], [p._version for p in params], state, opt
+
+
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_fused_steps_match_the_eager_steps_and_pytorch(case, monkeypatch):
+    name, kwargs = _CASES[case]
+    values, versions, state, opt = _train(tg, name, kwargs)
+    assert len(opt._fused["programs"]) == 1 and not opt._fused["off"]
+    monkeypatch.setattr(_fused, "FUSED_TYPES", {})
+    eager = _train(tg, name, kwargs)
+    for a, b in zip(values, eager[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    assert (versions, state) == eager[1:3]
+    if torch is not None:
+        theirs = _train(torch, name, kwargs)
+        for a, b in zip(values, theirs[0]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        assert (versions, state) == theirs[1:3]
+
+
+def test_a_scheduled_learning_rate_compiles_a_program_per_value_then_runs_eagerly():
+    p = tg.nn.Parameter(tg.ones(3))
+    opt = tg.optim.SGD([p], lr=1.0)
+    expected = np.ones(3, np.float32)
+    for k in range(_fused.MAX_PROGRAMS + 3):
+        opt.param_groups[0]["lr"] = 1.0 / (k + 1)
+        opt.zero_grad()
+        (p * p).sum().backward()
+        expected = expected - np.float32(1.0 / (k + 1)) * 2 * expected
+        opt.step()
+        np.testing.assert_allclose(p.detach().numpy(), expected, rtol=1e-6)
+    assert len(opt._fused["programs"]) == _fused.MAX_PROGRAMS and opt._fused["off"]
+
+
+def test_the_first_step_a_new_parameter_and_loaded_state_take_the_right_path():
+    a, b = tg.nn.Parameter(tg.ones(2)), tg.nn.Parameter(tg.ones(2))
+    opt = tg.optim.Adam([a, b], lr=0.1)
+    (a * 3).sum().backward()
+    opt.step()                      # b has no grad; a's state is made eagerly
+    assert not opt._fused["programs"] and b not in opt.state
+    (a * b).sum().backward()        # b's first gradient: its state does not exist yet
+    opt.step()
+    assert not opt._fused["programs"]
+    opt.zero_grad()
+    (a * b).sum().backward()
+    opt.step()
+    assert len(opt._fused["programs"]) == 1
+    twin = tg.optim.Adam([a, b], lr=0.1)
+    twin.load_state_dict(opt.state_dict())      # new state tensors, the same shapes
+    before = [t.clone() for t in (a, b)]
+    (a * b).sum().backward()
+    twin.step()
+    assert not all(np.array_equal(x.detach().numpy(), y.detach().numpy()) for x, y in zip((a, b), before))
+    assert int(twin.state[a]["step"].item()) == 4      # shared with opt's, as PyTorch loads it
+    assert len(twin._fused["programs"]) == 1
