@@ -1219,15 +1219,7 @@ assert len(BY_NAME) == len(OPS), "row names must be unique"
 # view written with a value not computed from it), which no public call that records as
 # PyTorch does reaches; ``rnn_layer`` (nn.RNN/LSTM/GRU, one op per layer) has no functional
 # form, and its node is one StackBackward0 where PyTorch records the per-step cell ops.
-PENDING = frozenset({"copy", "copy_slices", "rnn_layer"}
-                    # added with the OpInfo families; checked by the OpInfo sweep and by
-                    # tests/test_misc_ops.py and tests/test_complex.py, rows still to write
-                    | {"as_strided_gather_copy", "as_strided_gather_inplace", "conj_physical", "fft_c2c",
-                       "fft_r2c_conj", "isreal", "linalg_eig", "linalg_eigvals", "max_unpool3d",
-                       "reshape_alias_copy", "view_as_complex",
-                       # PyTorch's split_copy(out=) does not resize an empty out: test_surface's
-                       # empty-out check cannot run against it
-                       "split_copy"})
+PENDING = frozenset({"copy", "copy_slices", "rnn_layer"})
 
 
 # ====================================================================== gradients at kinks

@@ -1,5 +1,5 @@
-"""In-place views, the in-place samplers, resize_, the strided factories, nonzero_static and the
-torch-level in-place twins, against PyTorch."""
+"""In-place views, the in-place samplers, resize_, the strided factories, as_strided and its copy,
+nonzero_static and the torch-level in-place twins, against PyTorch."""
 
 import numpy as np
 import pytest
@@ -100,6 +100,22 @@ def test_as_strided_is_a_view():
     _same(ours[0], theirs[0])
     _same(ours[1], theirs[1])
     assert ours[2:] == theirs[2:]
+
+
+def test_as_strided_copy_reads_the_storage_of_a_view():
+    """Of a transposed view and of a row (its offset the default): the view's storage elements,
+    not those of a contiguous copy (as_strided_copy once read the copy's)."""
+    def run(m):
+        x = m.arange(6.0).reshape(2, 3).requires_grad_()
+        a = m.as_strided_copy(x.t(), (2, 2), (1, 2))
+        b = m.as_strided_copy(x[1], (2,), (1,))
+        (a * m.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().add(b.sum()).backward()
+        return a, b, x.grad
+    for a, b in zip(*_both(run)):
+        _same(a, b)
+    # elements outside the view (the row at storage offset 0): refused, never another element
+    with pytest.raises(NotImplementedError, match="outside its input view"):
+        tensorgrad.as_strided_copy(tensorgrad.arange(6.0).reshape(2, 3)[1], (2,), (1,), 0)
 
 
 def test_nonzero_static_and_fill_twins():

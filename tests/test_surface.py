@@ -146,7 +146,9 @@ def test_out_writes_the_result_as_torch(row, sample, empty):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got_g, _ = _run(tensorgrad, row, sample, target, out_g)
-    if isinstance(out_t, tuple):
+    if got_t is None:       # a list of tensors as out= (split_copy, unbind_copy, ...): PyTorch returns None
+        assert got_g is None, f"PyTorch returns None, tensorgrad {type(got_g).__name__}"
+    elif isinstance(out_t, tuple):
         assert all(a is b for a, b in zip(got_g, out_g, strict=True)), "the function must return out's tensors"
     else:
         assert got_g is out_g, "the function must return out itself"
@@ -176,6 +178,20 @@ OUT_ERRORS = {
     "out_requires_grad": lambda m: m.exp(m.ones(3), out=m.zeros(3, requires_grad=True)),
     "expanded_out": lambda m: m.add(m.ones(2, 3), 1, out=m.zeros(3).expand(2, 3)),
     "partial_overlap": lambda m: (lambda y: m.add(y[:3], 1, out=y[1:4]))(m.arange(6.0)),
+    # a list of tensors as out= (PyTorch's Tensor(a!)[]): its own count check; split_copy copies
+    # each piece in, so an empty out is not resized; unbind_copy refuses an out that requires grad
+    "tensor_list_count": lambda m: m.split_copy(m.ones(2, 3), 2, 1, out=[m.zeros(2, 2)]),
+    "tensor_list_count_resizing": lambda m: m.unbind_copy(m.ones(2, 3), 1, out=[m.zeros(0), m.zeros(0)]),
+    "tensor_list_element": lambda m: m.split_copy(m.ones(2, 3), 2, 1, out=[m.zeros(2, 2), 5]),
+    "tensor_list_not_a_list": lambda m: m.split_copy(m.ones(2, 3), 2, 1, out=m.zeros(2, 2)),
+    "split_copy_empty_out": lambda m: m.split_copy(m.ones(2, 3), 2, 1, out=[m.zeros(0), m.zeros(0)]),
+    "split_copy_out_does_not_broadcast": lambda m: m.split_copy(m.ones(2, 3), 2, 1, out=[m.zeros(2, 2), m.zeros(1)]),
+    "unbind_copy_out_requires_grad": lambda m: m.unbind_copy(m.ones(2, 2), 1, out=[m.zeros(2, requires_grad=True),
+                                                                                  m.zeros(2)]),
+    "reshape_alias_copy_out_dtype": lambda m: m._reshape_alias_copy(m.ones(2, 3), (6,), (1,),
+                                                                    out=m.empty(0, dtype=m.float64)),
+    "split_with_sizes_copy_out_dtype": lambda m: m.split_with_sizes_copy(m.ones(2, 3), [2, 1], 1, out=[
+        m.zeros(0, dtype=m.float64), m.zeros(0)]),
 }
 
 
@@ -184,6 +200,15 @@ def test_out_refused_as_torch_and_left_unchanged(name):
     ours, theirs = _both(OUT_ERRORS[name])
     assert theirs[0] == "raised"
     assert ours[0] == "raised" and ours[1] is theirs[1] and ours[2] == theirs[2], (ours, theirs)
+
+
+def test_split_copy_out_sharing_the_input_refused_without_torch():
+    """PyTorch copies each piece from a view of the input, so an out that shares the input's
+    memory gets values that depend on the copy order (``[[0, 0, 0], [3, 3, 3]]`` here): refused."""
+    y = tensorgrad.arange(6.0).reshape(2, 3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        tensorgrad.split_copy(y, 2, 1, out=[y[:, 1:], tensorgrad.zeros(2, 1)])
+    assert y.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and y._version == 0
 
 
 def test_out_left_unchanged_after_an_error():
@@ -211,6 +236,16 @@ OUT_CASES = {
                                                            m.set_grad_enabled(True), a._version))(
         m.ones(3, requires_grad=True))[1:],
     "view_out": lambda m: (lambda base: (m.mul(m.ones(2), 3, out=base[1]), base, base._version))(m.zeros(2, 2)),
+    # a list of tensors as out=: None returned, written without a graph (an input or an out that
+    # requires grad is allowed); split_copy copies each piece in (broadcast, cast, no resize)
+    "split_copy_out_broadcasts_and_casts": lambda m: (lambda o: (m.split_copy(
+        m.arange(6.0, requires_grad=True).reshape(2, 3), 2, 1, out=o) is None, o, [t.requires_grad for t in o]))(
+        [m.zeros(3, 2, 2, dtype=m.int64), m.zeros(2, 3, requires_grad=True)]),
+    "split_with_sizes_copy_out_resizes": lambda m: (lambda o: (m.split_with_sizes_copy(
+        m.arange(6.0, requires_grad=True).reshape(2, 3), [2, 1], 1, out=o) is None, o, [t.requires_grad for t in o]))(
+        [m.zeros(0), m.zeros(2, 1)]),
+    "unbind_copy_out_resizes": lambda m: (lambda o: (m.unbind_copy(m.arange(6.0).reshape(2, 3), 1, out=o) is None,
+                                                     o))((m.zeros(0), m.zeros(0), m.zeros(0))),
 }
 
 

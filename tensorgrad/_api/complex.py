@@ -13,7 +13,8 @@ from .._ops import complex as C
 from .._storage.layout import conj_bits
 from .._tensor import Tensor, apply
 from .conversion import clone
-from .linalg import _matrices
+from .inplace import inplace_of
+from .linalg import _all_finite, _matrices
 from .operands import _named
 from .operands import _tensor_input
 from .shape import select, transpose, matrix_T
@@ -60,9 +61,15 @@ def conj(input):
     return apply(C.conj, (input,)) if input.is_complex() else input
 
 
-@declare("conj_physical", method=True, inplace=True, out=True)
+def _conj_physical_in_place(fn, name):
+    """``conj_physical_``: recorded as PyTorch's ``ConjPhysicalBackward1``, for a real tensor too
+    (whose value it keeps)."""
+    return inplace_of(lambda self: apply(C.conj_physical_, (self,)), name)
+
+
+@declare("conj_physical", method=True, inplace=True, inplace_of=_conj_physical_in_place, out=True)
 def conj_physical(input):
-    """The complex conjugate, computed (not a view)."""
+    """The complex conjugate, computed (not a view); a real tensor itself."""
     _tensor_input("conj_physical", input)
     return apply(C.conj_physical, (input,)) if input.is_complex() else input
 
@@ -214,6 +221,8 @@ def _eig_input(name, A):
 def eig(A):
     """Eigenvalues and eigenvectors (unit norm, complex) of square matrices."""
     dtype = _eig_input("linalg.eig", A)
+    if not _all_finite(A):
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     return _named("linalg_eig", ("eigenvalues", "eigenvectors"))(*apply(C.linalg_eig, (A,), (dtype,)))
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._autograd.grad_mode import no_grad
 from .._ops import views as V
-from .._storage.layout import contiguous_strides, geometry, positions
+from .._storage.layout import contiguous_strides, geometry, positions, view_strides
 from .._tensor import Tensor, _wrap, apply, check_inplace
 from . import creation as _creation
 from . import joining as _joining
@@ -116,6 +116,30 @@ def view_copy(input, size):
     return apply(V.COPIES[V.view], (input,), (shape,))
 
 
+@declare("_reshape_alias_copy", out=True)
+def _reshape_alias_copy(input, size, stride):
+    """PyTorch's ``_reshape_alias`` as a new tensor: the storage elements at ``size`` and
+    ``stride`` from input's offset, differentiated as a reshape (``ReshapeAliasBackward0_copy``).
+
+    PyTorch checks nothing more than the lengths (other strides read wherever they point, even
+    past the storage); here the layout must be the one ``input.reshape(size)`` would view.
+    """
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    if any(n < 0 for n in size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    old_shape, old_strides, _ = geometry(input)
+    expected = view_strides(old_shape, old_strides, size) if math.prod(size) == input.numel() else None
+    if expected is None or (input.numel() and any(n != 1 and s != e for n, s, e in zip(size, stride, expected))):
+        raise NotImplementedError(f"_reshape_alias_copy: sizes {list(size)} with strides {list(stride)} are not a "
+                                  f"reshape of the input's layout (sizes {list(old_shape)}, strides "
+                                  f"{list(old_strides)}); only the strides input.reshape(size) would give are "
+                                  f"supported")
+    return apply(V.COPIES[V.reshape_alias], (input,), (size,))
+
+
 @declare("unbind_copy", out=True)
 def unbind_copy(input, dim=0):
     return _copied(_joining.unbind, input, dim)
@@ -123,6 +147,9 @@ def unbind_copy(input, dim=0):
 
 @declare("split_copy", out=True)
 def split_copy(input, split_size, dim=0):
+    if not isinstance(split_size, int):     # sizes are split_with_sizes_copy's
+        raise TypeError(f"split_copy(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
     return _copied(_joining.split, input, split_size, dim)
 
 
@@ -196,23 +223,33 @@ def _element_index(layout, size, stride, offset, storage):
     return None if (index < 0).any() else index.reshape(size)
 
 
-@declare("as_strided", method=True)
-def as_strided(input, size, stride, storage_offset=None):
-    """A view of ``input``'s storage with the given sizes, strides and offset."""
+def _strided(input, size, stride, storage_offset, name):
+    """``(index, (size, stride, offset))``: the arguments of the gather that reads ``input``'s
+    storage at the given layout (the offset defaults to input's)."""
     offset = geometry(input)[2] if storage_offset is None else int(storage_offset)
     size, stride = _strided_args(input, size, stride, offset)
     storage = input._cell.value.size
     _storage_check(size, stride, offset, storage, input.element_size())
     index = _element_index(geometry(input), size, stride, offset, storage)
     if index is None:
-        raise NotImplementedError("as_strided: the view reaches storage elements outside its input view; "
-                                  "as_strided of the base tensor can reach them")
-    return apply(V.as_strided_gather, (input, index), (size, stride, offset))
+        raise NotImplementedError(f"{name}: the view reaches storage elements outside its input view; "
+                                  f"{name} of the base tensor can reach them")
+    return index, (size, stride, offset)
+
+
+@declare("as_strided", method=True)
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given sizes, strides and offset."""
+    index, cfg = _strided(input, size, stride, storage_offset, "as_strided")
+    return apply(V.as_strided_gather, (input, index), cfg)
 
 
 @declare("as_strided_copy", out=True)
 def as_strided_copy(input, size, stride, storage_offset=None):
-    return _copied(as_strided, input, size, stride, storage_offset)
+    """``as_strided`` as a new tensor: the same storage elements (of input's storage, laid out as
+    input's view lays them), computed by the gather's copy twin (``AsStridedBackward0_copy``)."""
+    index, cfg = _strided(input, size, stride, storage_offset, "as_strided_copy")
+    return apply(V.COPIES[V.as_strided_gather], (input, index), cfg)
 
 
 @declare("as_strided_scatter", method=True)

@@ -1,5 +1,6 @@
 """PyTorch's per-op rules for ``out=``: the ops whose ``out=`` must have the result's own dtype
-(and the message each raises), and the ops whose ``out=`` may share no memory with an input.
+(and the message each raises), the ops whose ``out=`` may share no memory with an input, and
+those whose ``out=`` is a list of tensors.
 
 Most of PyTorch's elementwise ops write their result into an ``out=`` of any dtype it can be
 cast to (``torch.add(a, b, out=float64_tensor)``); the ops below refuse any dtype but the
@@ -19,7 +20,8 @@ _BY_MESSAGE = {
         'arange', 'linspace', 'logspace', 'randn', 'ones', 'zeros', 'full', 'empty', 'eye',
     ),
     'Expected out tensor to have dtype {want_c}, but got {got_c} instead': (
-        'addmm', 'addmv', 'baddbmm', 'bmm', 'cross', 'expand_copy', 'diag', 'diagonal_copy', 'alias_copy', 'isin',
+        '_reshape_alias_copy', 'addmm', 'addmv', 'baddbmm', 'bmm', 'cross', 'expand_copy', 'diag', 'diagonal_copy',
+        'alias_copy', 'isin',
         'lu_unpack', 'lu_solve', 'max', 'min',
         'softmax', 'aminmax', 'as_strided_copy', 'topk', 'mm', 'view_copy',
         'permute_copy', 'qr', 'split_with_sizes_copy', 'slice_scatter', 'triangular_solve', 'svd', 'gather',
@@ -147,6 +149,16 @@ _TUPLE_ONLY = {"max", "min"}
 # out=a)``); the elementwise ops allow an ``out=`` that is exactly an input
 NO_OVERLAP = {"cat", "concat", "concatenate", "cross", "linalg.cross", "gather", "index_select", "masked_select",
               "take", "take_along_dim"}
+
+# ops whose ``out=`` is PyTorch's ``Tensor(a!)[] out`` (a list of any length), with the start of
+# the RuntimeError its count check raises: they return None, and write without a graph (an input
+# that requires grad is allowed). ``split_copy`` copies each piece in (``copy_``: broadcast to
+# the out tensor's shape, any dtype, no resize); the others resize with the dtype rule above.
+TENSOR_LISTS = {"split_copy": "split_copy_Tensor_out()", "split_with_sizes_copy": "split_with_sizes_copy_out",
+                "unbind_copy": "unbind_copy_int_out"}
+COPIED_IN = {"split_copy"}
+# of those, the ones that refuse an out tensor that requires grad
+REFUSE_OUT_REQUIRING_GRAD = {"unbind_copy"}
 
 
 def check(name, result, out, in_tuple, inputs):

@@ -14,8 +14,9 @@ decorated function itself is returned unchanged, so other modules call it direct
 What the public callables add to the implementation, in one place:
 
 - ``out=`` (``write_out``): the result is written into ``out`` with PyTorch's dtype, resize
-  and overlap rules, ``out`` is returned and its version counter moves; arguments that
-  require grad are refused as PyTorch refuses them.
+  and overlap rules, ``out`` is returned (None by the ops whose ``out=`` is a list of tensors,
+  as in PyTorch) and its version counter moves; arguments that require grad are refused as
+  PyTorch refuses them.
 - NumPy's keyword names that PyTorch's argument parser accepts for native functions
   (``axis`` for ``dim``, ``keepdims`` for ``keepdim``, ``x``/``a``/``x1`` for ``input``,
   ``x2`` for ``other``).
@@ -32,7 +33,7 @@ import warnings
 
 from .. import _autocast
 from .. import _dtype
-from .._autograd.grad_mode import STATE
+from .._autograd.grad_mode import STATE, no_grad
 from .._tensor import Tensor, commit_inplace
 from . import out_rules as _out_rules
 from . import strides as _strides
@@ -221,8 +222,40 @@ def _rule_name(decl):
     """The name under which ``out_rules`` lists ``decl`` (any of its names), or None."""
     prefix = "" if decl.namespace == "torch" else decl.namespace + "."
     for n in decl.names:
-        if prefix + n in _out_rules.EXACT or prefix + n in _out_rules.NO_OVERLAP:
+        if any(prefix + n in rules for rules in (_out_rules.EXACT, _out_rules.NO_OVERLAP, _out_rules.TENSOR_LISTS)):
             return prefix + n
+    return None
+
+
+def _write_tensor_list(name, decl, args, kwargs, out, inputs, rule):
+    """``out=`` of the ops whose PyTorch overload takes ``Tensor(a!)[] out`` (``split_copy``,
+    ``unbind_copy``, ...; ``out_rules.TENSOR_LISTS``): PyTorch's element and count checks, the
+    pieces written without a graph, and None returned, as PyTorch does."""
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    position = len(inspect.signature(decl.fn).parameters)
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {position}, but got {type(o).__name__}")
+    if rule in _out_rules.REFUSE_OUT_REQUIRING_GRAD and STATE.grad and any(o._rg for o in out):
+        raise RuntimeError(OUT_REQUIRES_GRAD.format(name))
+    with no_grad():
+        results = tuple(decl.fn(*args, **kwargs))
+        if len(results) != len(out):
+            raise RuntimeError(f"{_out_rules.TENSOR_LISTS[rule]} expected an out= argument of size {len(results)}, "
+                               f"got size {len(out)}")
+        if rule in _out_rules.COPIED_IN:
+            # PyTorch copies from views of the input: an out sharing its memory gets an answer
+            # that depends on the copy order, refused here
+            for o in out:
+                _strides.check_no_overlap(o, inputs)
+            for o, r in zip(out, results):
+                o.copy_(r)
+            return None
+        for o, r in zip(out, results):
+            _check_out(o, r, inputs, rule, True)
+        for o, r in zip(out, results):
+            _store(o, r)
     return None
 
 
@@ -230,6 +263,9 @@ def write_out(name, decl, args, kwargs, out):
     """Compute ``decl.fn(*args, **kwargs)`` and write it into ``out`` (a Tensor or a tuple)."""
     inputs = list(_strides.tensors_in(args))
     inputs.extend(_strides.tensors_in(kwargs.values()))
+    rule = _rule_name(decl)
+    if rule in _out_rules.TENSOR_LISTS:
+        return _write_tensor_list(name, decl, args, kwargs, out, inputs, rule)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     if STATE.grad and any(t._rg for t in inputs + [o for o in outs if isinstance(o, Tensor)]):
         raise RuntimeError(OUT_REQUIRES_GRAD.format(name))
@@ -246,7 +282,6 @@ def write_out(name, decl, args, kwargs, out):
     results = tuple(result) if isinstance(out, (tuple, list)) else (result,)
     if len(results) != len(outs):
         raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors, got {len(outs)}")
-    rule = _rule_name(decl)
     for o, r in zip(outs, results):
         _check_out(o, r, inputs, rule, isinstance(out, (tuple, list)))
     for o, r in zip(outs, results):
@@ -305,11 +340,11 @@ def _method_with_numpy_names(fn, name, renames):
 # PyTorch's torch-level spellings of in-place twins (``torch.sin_(t)`` is ``t.sin_()``)
 TORCH_LEVEL_INPLACE = (
     "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
-    "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_",
-    "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_",
-    "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
-    "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_",
-    "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+    "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "conj_physical_",
+    "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_",
+    "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
+    "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_",
+    "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
 )
 
 

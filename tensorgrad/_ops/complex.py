@@ -31,6 +31,10 @@ def conj_physical(x):
     return jnp.conj(x)
 
 
+# ``conj_physical_``: PyTorch's in-place node has its own name (a real tensor's too)
+conj_physical_ = op("conj_physical_", grad_fn="ConjPhysicalBackward1", saves="none")(conj_physical.fn)
+
+
 @op("complex", grad_fn="ComplexBackward0", saves="none")
 def complex_(real, imag):
     return lax.complex(*jnp.broadcast_arrays(real, imag))

@@ -178,11 +178,13 @@ _unpool.defvjp(_unpool_fwd, _unpool_bwd)
 
 
 def _max_unpool(x, indices, *, output_size):
-    n, c = x.shape[:2]
+    """Batched ``(N, C, *spatial)`` or, as PyTorch's kernel takes it, unbatched ``(C, *spatial)``."""
+    lead = x.shape[:x.ndim - len(output_size)]
+    n, c = (1,) + lead if len(lead) == 1 else lead
     size = int(np.prod(output_size))
     flat = indices.reshape(n, c, -1)
     out = _unpool(x.reshape(n, c, -1), flat, size)
-    return out.reshape((n, c) + tuple(output_size))
+    return out.reshape(lead + tuple(output_size))
 
 
 _UNPOOL = dict(saves={"indices": "any"}, no_slot=(1,))

@@ -1,6 +1,7 @@
 """Rows for the factorizations of ``tensorgrad/_api/linalg_factor.py``: LU, the ``_ex``
-functions, triangular_solve, Householder QR, cond, tensorinv/tensorsolve and LDL. Samples are
-well-conditioned matrices (``well``, ``spd``) so the derivatives are smooth there."""
+functions, triangular_solve, Householder QR, cond, tensorinv/tensorsolve and LDL, and the
+non-symmetric eigenproblem (``linalg.eig``, ``eigvals``). Samples are well-conditioned matrices
+(``well``, ``spd``) so the derivatives are smooth there."""
 
 import warnings
 
@@ -35,11 +36,30 @@ def _ormqr(make):
     return [Sample((a, tau, make(4, 2)))]
 
 
+def _by_real_part(m, values, vectors=None):
+    """What ``eig`` determines whatever LAPACK's order and the eigenvectors' phases: the
+    eigenvalues' real parts and moduli, and the eigenvectors' moduli, ordered by real part (a tie
+    is a conjugate pair, whose moduli are equal)."""
+    order = values.real.argsort(-1)
+    out = (values.real.gather(-1, order), values.abs().gather(-1, order))
+    if vectors is None:
+        return out
+    return out + (vectors.abs().gather(-1, order.unsqueeze(-2).expand(vectors.shape)),)
+
+
 def _lu_factor(m, x):
     return m.linalg.lu_factor(well(m, x))
 
 
 ROWS = [
+    Op("linalg.eig", lambda m, x: _by_real_part(m, *m.linalg.eig(x)), matrix_of((3, 3), (2, 4, 4)), dtypes=FLOAT,
+       tol={"float32": (1e-4, 1e-5)},
+       errors=(Err((arr(2, 3),), call=lambda m, x: m.linalg.eig(x), note="not square"),
+               Err((arr(3),), call=lambda m, x: m.linalg.eig(x), note="1-D"),
+               Err((arr(2, 2) * np.nan,), call=lambda m, x: m.linalg.eig(x), note="NaN"))),
+    Op("linalg.eigvals", lambda m, x: _by_real_part(m, m.linalg.eigvals(x)), matrix_of((3, 3), (2, 4, 4)),
+       dtypes=FLOAT, tol={"float32": (1e-4, 1e-5)},
+       errors=(Err((arr(2, 3),), call=lambda m, x: m.linalg.eigvals(x), note="not square"),)),
     Op("linalg_factor.lu_factor", _lu_factor, matrix_of((2, 3, 3)), dtypes=FLOAT,
        errors=(Err((arr(3, 3),), call=lambda m, x: m.linalg.lu_factor(x), note="singular"),
                Err((arr(3),), call=lambda m, x: m.linalg.lu_factor(x), note="1-D"))),

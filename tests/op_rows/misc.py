@@ -1,5 +1,6 @@
-"""Rows for torch.masked, the ``*_copy`` functions, ``as_strided``, the unsafe splits,
-``index_reduce``, ``unravel_index``, ``constant_pad_nd`` and ``torch.fill``."""
+"""Rows for torch.masked, the ``*_copy`` functions (``_reshape_alias_copy`` too), ``as_strided``
+(its copy and in-place forms), the unsafe splits, ``index_reduce``, ``unravel_index``,
+``constant_pad_nd`` and ``torch.fill``."""
 
 import warnings
 
@@ -56,6 +57,20 @@ ROWS = [
     Op("misc_select_copy", lambda m, x: m.select_copy(x, 1, 2), samples_of((2, 3))),
     Op("misc_slice_copy", lambda m, x: m.slice_copy(x, 1, 0, 3, 2), samples_of((2, 3))),
     Op("misc_split_with_sizes_copy", lambda m, x: m.split_with_sizes_copy(x, [1, 2], 1), samples_of((2, 3))),
+    Op("misc_split_copy", lambda m, x: m.split_copy(x, 2, 1), samples_of((2, 3)),
+       errors=(Err((arr(2, 3),), call=lambda m, x: m.split_copy(x, -1, 1), note="negative split size"),
+               Err((arr(2, 3),), call=lambda m, x: m.split_copy(x, [1, 2], 1),
+                   note="a list: split_with_sizes_copy's"))),
+    # PyTorch's _reshape_alias as a copy: a reshape of a transposed (non-contiguous) tensor, and
+    # of a contiguous one (a size-1 dimension takes any stride); strides of other layouts raise
+    # here (PyTorch reads wherever they point, past the storage too)
+    Op("misc_reshape_alias_copy", lambda m, x: m._reshape_alias_copy(x.transpose(0, 1), (3, 2, 2, 2), (4, 12, 2, 1)),
+       samples_of((2, 3, 4))),
+    Op("misc_reshape_alias_copy_contiguous", lambda m, x: m._reshape_alias_copy(x, (6, 1, 4), (4, 7, 1)),
+       samples_of((2, 3, 4)),
+       errors=(Err((arr(2, 3, 4),), call=lambda m, x: m._reshape_alias_copy(x, (24,), (1, 1)), note="lengths differ"),
+               Err((arr(2, 3, 4),), call=lambda m, x: m._reshape_alias_copy(x, (3, -8), (8, 1)),
+                   note="negative size"))),
     Op("misc_squeeze_copy", lambda m, x: m.squeeze_copy(x), samples_of((2, 1, 3))),
     Op("misc_squeeze_dim_copy", lambda m, x: m.squeeze_copy(x, 1), samples_of((2, 1, 3))),
     Op("misc_squeeze_dims_copy", lambda m, x: m.squeeze_copy(x, (1, 2)), samples_of((2, 1, 1))),
@@ -78,6 +93,15 @@ ROWS = [
        errors=(Err((arr(2, 3),), call=lambda m, x: m.as_strided(x, (3, 3), (2, 1))),
                Err((arr(2, 3),), call=lambda m, x: m.as_strided(x, (2,), (1, 1))))),
     Op("misc_as_strided_overlap", lambda m, x: x.as_strided((3, 3), (1, 1)), samples_of((2, 3))),
+    # as_strided_copy reads its input's storage as its view lays it out: a transposed input, a
+    # selected row (whose offset is the default)
+    Op("misc_as_strided_copy", lambda m, x: m.as_strided_copy(x.t(), (2, 2), (1, 2), 1), samples_of((2, 3)),
+       errors=(Err((arr(2, 3),), call=lambda m, x: m.as_strided_copy(x, (3, 3), (2, 1)), note="past the storage"),)),
+    Op("misc_as_strided_copy_offset", lambda m, x: m.as_strided_copy(x[1], (2, 2), (1, 1)), samples_of((2, 3))),
+    # in place on a copy (AsStridedBackward1), reading the storage past the copy's offset
+    Op("misc_as_strided_", lambda m, x: x.clone().as_strided_((2, 2), (1, 2), 1), samples_of((2, 3)),
+       errors=(Err((arr(2, 3),), call=lambda m, x: x.clone().as_strided_((2,), (1, 1)), note="lengths differ"),
+               Err((arr(2, 3),), call=lambda m, x: x.clone().as_strided_((4, 2), (2, 1)), note="past the storage"))),
     Op("misc_as_strided_scatter", lambda m, x, s: m.as_strided_scatter(x, s, (3,), (2,), 1),
        lambda make: [Sample((make(2, 3), make(3)))],
        xfail={"grad_torch": "PyTorch's input gradient is grad at the written elements, not elsewhere"}),

@@ -1,4 +1,4 @@
-"""Rows for the sampling ops, unpooling, fractional and power-average pools, local response
+"""Rows for the sampling ops, unpooling (1-, 2- and 3-D), fractional and power-average pools, local response
 norm, channel shuffle, embedding bags, the CTC loss and the triplet loss with a distance."""
 
 from op_table import FLOAT, INT_FLOAT, Err, Op, Sample, arr
@@ -20,10 +20,24 @@ def _affine(m, t, t3):
 
 
 def _unpool(m, x):
+    """Batched and unbatched (whose node reads the input's own: PyTorch's kernel takes it as it is)."""
     F = m.nn.functional
     o, i = F.max_pool2d(x, 2, return_indices=True)
     o1, i1 = F.max_pool1d(x[0], 2, return_indices=True)
-    return F.max_unpool2d(o, i, 2), F.max_unpool1d(o1, i1, 2, output_size=[5])
+    return (F.max_unpool2d(o, i, 2), F.max_unpool1d(o1, i1, 2, output_size=[5]), F.max_unpool2d(o[1], i[1], 2),
+            F.max_unpool1d(o1[1], i1[1], 2))
+
+
+def _unpool3d(m, x):
+    """Unbatched and batched, the output size given (one more than the pooled size in two dims)."""
+    F = m.nn.functional
+    o, i = F.max_pool3d(x, 2, return_indices=True)
+    return F.max_unpool3d(o, i, 2), F.max_unpool3d(o[0], i[0], (2, 2, 2), output_size=(5, 4, 5))
+
+
+def _unpool3d_pooled(m, x):
+    """The pooled values and indices of a (1, 2, 4, 4, 4) input, for the error rows."""
+    return m.nn.functional.max_pool3d(x, 2, return_indices=True)
 
 
 def _fractional(m, x, x3):
@@ -76,6 +90,15 @@ ROWS = [
     Op("nnf.affine_grid", _affine, lambda make: [Sample((make(2, 2, 3), make(2, 3, 4)))], dtypes=FLOAT,
        tol={"float32": (1e-5, 1e-6)}),
     Op("nnf.max_unpool", _unpool, lambda make: [Sample((make(2, 3, 4, 4),))], dtypes=FLOAT),
+    Op("nnf.max_unpool3d", _unpool3d, lambda make: [Sample((make(2, 2, 4, 4, 4),))], dtypes=FLOAT,
+       errors=(Err((arr(1, 2, 4, 4, 4),), call=lambda m, x: m.nn.functional.max_unpool3d(
+                   _unpool3d_pooled(m, x)[0], _unpool3d_pooled(m, x)[1].float(), 2), note="float indices"),
+               Err((arr(1, 2, 4, 4, 4),), call=lambda m, x: m.nn.functional.max_unpool3d(
+                   *[t[0, 0] for t in _unpool3d_pooled(m, x)], 2), note="3-D input"),
+               Err((arr(1, 2, 4, 4, 4),), call=lambda m, x: m.nn.functional.max_unpool3d(
+                   *_unpool3d_pooled(m, x), 2, output_size=(9, 4, 5)), note="output size out of range"),
+               Err((arr(1, 2, 4, 4, 4),), call=lambda m, x: m.nn.functional.max_unpool3d(
+                   _unpool3d_pooled(m, x)[0], _unpool3d_pooled(m, x)[1] + 100, 2), note="index out of range"))),
     Op("nnf.fractional_max_pool", _fractional, lambda make: [Sample((make(1, 2, 5, 4), make(1, 2, 4, 3, 4)))],
        dtypes=FLOAT),
     Op("nnf.composed_pools", _composed_pools, lambda make: [Sample((make(2, 4, 4, 4),))], dtypes=INT_FLOAT,

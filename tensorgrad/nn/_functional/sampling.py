@@ -179,12 +179,9 @@ def _max_unpool(input, indices, output_size, nd):
         if bad.size:
             sizes = "x".join(str(s) for s in output_size)
             raise RuntimeError(f"Found an invalid max index: {bad.flat[0]} (output volumes are of size {sizes})")
-    batched = input.ndim == nd + 2
-    x = input if batched else S.unsqueeze(input, 0)
-    idx = indices if batched else S.unsqueeze(indices, 0)
+    # PyTorch's kernel takes an unbatched input as it is (its node reads the input's own node)
     op = NS.max_unpool2d if nd == 2 else NS.max_unpool3d
-    out = apply(op, (x, idx), (tuple(output_size),))
-    return out if batched else S.squeeze(out, 0)
+    return apply(op, (input, indices), (tuple(output_size),))
 
 
 def _unpool_arguments(input, kernel_size, stride, padding, output_size, nd):
