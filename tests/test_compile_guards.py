@@ -159,3 +159,19 @@ def test_background_compiles_can_be_turned_off(monkeypatch):
         assert not engine._COMPILING
     np.testing.assert_allclose(w.grad.numpy(), 3 * (tg.ones(3, 6).T @ (tg.ones(3, 6) @ w).exp()).detach().numpy(),
                                rtol=1e-5)
+
+
+def test_sliced_batches_share_one_program_and_writes_reach_the_sliced_tensor():
+    model = _model()
+    opt = tg.optim.SGD(model.parameters(), lr=0.1)
+    step = tg.compile(_step(model, opt))
+    (x, y), = _batches([40])
+    for _ in range(2):
+        for i in range(0, 40, 16):
+            step(x[i:i + 16], y[i:i + 16])
+    assert _reasons(step) == ["second call", "argument 0 shape: (16, 4) -> (8, 4); argument 1 shape: (16,) -> (8,)"]
+    double = tg.compile(lambda v: v.mul_(2).sum())
+    z = tg.ones(6)
+    version = z._version
+    assert [double(z[i:i + 2]).item() for i in range(0, 6, 2)] == [4.0, 4.0, 4.0]
+    assert z.tolist() == [2.0] * 6 and z._version == version + 3

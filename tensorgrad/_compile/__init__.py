@@ -26,6 +26,9 @@
   that has had four shapes warns once (padding to a few sizes keeps the programs few);
   ``compile(..., dynamic=True)`` runs calls with further new shapes eagerly instead, and
   ``dynamic=False`` never warns.
+* An argument that is a slice with a tensor offset (``X[i:i + 64]``) and no history is passed as
+  a plain tensor of its value, so the batches of an epoch share one program; what the step
+  writes into it reaches the sliced tensor afterwards.
 * ``compile(module)`` knows the module's parameters and buffers as state before any call, so its
   first call is already traced and its results record ``CompiledFunctionBackward``.
 * A value Python needs inside the step (``loss.item()``, ``if x > 0``, printing a tensor) cannot

@@ -90,6 +90,17 @@ class CompiledFunction:
         tensors = [x for x in leaves if isinstance(x, Tensor)]
         if any(isinstance(t._cell.value, jax.core.Tracer) for t in tensors):
             return self.fn(*args, **kwargs)     # inside the user's own jax transform: trace through
+        copies = _copy_sliced(leaves)
+        if copies:
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+            tensors = [x for x in leaves if isinstance(x, Tensor)]
+            try:
+                return self._call(treedef, leaves, args, kwargs, tensors)
+            finally:
+                _write_sliced_back(copies)
+        return self._call(treedef, leaves, args, kwargs, tensors)
+
+    def _call(self, treedef, leaves, args, kwargs, tensors):
         key, family_key = _signature(treedef, leaves)
         sig = self._signatures.get(key)
         if sig is None:
@@ -206,6 +217,30 @@ def _dedupe(entries):
         if cell is not None:
             seen.setdefault(id(cell), e)
     return list(seen.values())
+
+
+def _copy_sliced(leaves):
+    """Replace (in ``leaves``) each argument that is a view with tensor offsets (``X[i:i + 64]``,
+    whose offset is an array so that slicing compiles once) and has no autograd history by a
+    plain tensor of its value, so that every batch of an epoch shares one signature (a view is
+    otherwise keyed by its identity). Returns ``[(view, copy, copy's version)]``."""
+    copies = []
+    for i, x in enumerate(leaves):
+        if isinstance(x, Tensor) and x._view is not None and any(x._view[1]) and not x._rg:
+            copy = leaves[i] = _wrap(x._data)
+            copies.append((x, copy, copy._version))
+    return copies
+
+
+def _write_sliced_back(copies):
+    """What the step wrote into a copied argument goes to the view, with the version counter
+    moved as many times as the step wrote."""
+    for view, copy, version in copies:
+        writes = copy._version - version
+        if writes:
+            view._write(copy._data)
+            for _ in range(writes):
+                view._bump()
 
 
 class _Family:
