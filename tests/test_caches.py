@@ -192,10 +192,10 @@ def test_compiled_programs_stay_within_the_limit(set_limits):
         optimizer.step()
         return loss
 
-    compiled = tg.compile(lambda x: step(tg, w, opt, x))
-    for n in (1, 2, 3, 4, 1):       # the last signature was evicted: it starts again
+    compiled = tg.compile(lambda x: step(tg, w, opt, x), dynamic=False)     # (no warning for 4 shapes)
+    for n in (1, 2, 3, 4, 1):       # the last signature was evicted: it is traced again
         x = np.linspace(-1, 1, n * 3).reshape(n, 3).astype(np.float32)
-        for _ in range(3):          # eager first call, trace, compiled run
+        for _ in range(3):          # eager first call (the first shape only), trace, compiled runs
             loss = compiled(tg.tensor(x))
             loss_t = step(torch, wt, opt_t, torch.tensor(x))
             np.testing.assert_allclose(loss.item(), loss_t.item(), rtol=1e-5, atol=1e-7)
@@ -204,7 +204,8 @@ def test_compiled_programs_stay_within_the_limit(set_limits):
     np.testing.assert_allclose(w.detach().numpy(), wt.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert compiled._signatures.stats()["evictions"] == 3
     assert compiled.explain().count("dropped a signature") == 3
-    assert compiled.explain().count("traced program 1") == 5
+    assert compiled.explain().count("traced program") == 5
+    assert compiled.explain().count("ran eagerly") == 1
 
 
 def test_bounded_module_level_jits(set_limits):

@@ -487,3 +487,21 @@ GROUPS = {"zero_dim_index": ZERO_DIM_INDEX, "retain": RETAIN, "expanded": EXPAND
 def test_same_as_torch(group, name):
     prelude = textwrap.dedent(RETAIN_PRELUDE) if group == "retain" else ""
     _check(prelude + textwrap.dedent(GROUPS[group][name]))
+
+
+# ====================================================================== an in-place op reading its own target
+
+@pytest.mark.parametrize("call", ["b.mul_(b)", "b.add_(b)", "b.div_(b)", "b.pow_(b)", "b.addcmul_(b, b)",
+                                  "b.addcdiv_(b, b)", "b.atan2_(b)", "b.lerp_(b, 0.3)", "b.copy_(torch.maximum(b, b))",
+                                  "b.hypot_(b)", "b.mul_(2)"])
+def test_an_inplace_op_that_saves_its_own_target_fails_its_backward_as_pytorchs(call):
+    """``b.mul_(b)`` saves ``b`` as ``other`` and then modifies it: PyTorch's backward reports the
+    modification (the op's own self is kept as a copy and never checked)."""
+    _check(f"""
+        a = torch.tensor([[1., -2.], [3., 0.5]], dtype=torch.float64, requires_grad=True)
+        b = a * 1
+        {call}
+        print(b._version, type(b.grad_fn).__name__)
+        (b * 2).sum().backward()
+        print(a.grad)
+    """)

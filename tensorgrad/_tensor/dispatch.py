@@ -332,12 +332,13 @@ def _saved_by_spec(spec, args, mask):
             if t._inference:
                 raise RuntimeError(_INFERENCE_SAVED)
             holder = t._vc or t._cell
-            entries.append((t, holder, holder.version))
+            entries.append((t, holder, holder.version, pos))
     return tuple(entries), holds
 
 
 def _saved_entries(tensors):
-    """Version-check entries for the inputs a backward needs.
+    """Version-check entries ``(tensor, version holder, version, position)`` for the inputs a
+    backward needs (the first tensor is the op's first argument).
 
     As in PyTorch's binary formulas, an input is needed when another input requires grad
     (``x * c`` keeps ``c`` for x's gradient, and keeps ``x`` only if ``c`` requires grad);
@@ -346,12 +347,12 @@ def _saved_entries(tensors):
     if len(tensors) == 1:
         t = tensors[0]
         holder = t._vc or t._cell
-        return ((t, holder, holder.version),)
+        return ((t, holder, holder.version, 0),)
     entries = []
     for i, t in enumerate(tensors):
         for j, other in enumerate(tensors):
             if j != i and other._rg:
                 holder = t._vc or t._cell
-                entries.append((t, holder, holder.version))
+                entries.append((t, holder, holder.version, i))
                 break
     return tuple(entries)

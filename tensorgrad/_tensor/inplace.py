@@ -77,10 +77,14 @@ def check_inplace(target, *others):
 
 def _forget_old_self(node, target):
     """The in-place op's own node keeps target's old value as an immutable array (PyTorch
-    keeps a clone of the original self), so it never checks target's version."""
+    keeps a clone of the original self), so it never checks target's version as its first
+    argument. Where target is also another argument the node saves (``t.mul_(t)``,
+    ``t.addcmul_(t, t)``), that entry stays: its backward fails as PyTorch's does, since the op
+    itself modified it."""
     if isinstance(node, OpNode) and node.saved:
         holder = target._vc or target._cell
-        node.saved = tuple(entry for entry in node.saved if entry[1] is not holder) or None
+        node.saved = tuple(entry for entry in node.saved
+                           if entry[1] is not holder or (len(entry) > 3 and entry[3] != 0)) or None
 
 
 def commit_inplace(target, new):
