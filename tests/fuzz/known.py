@@ -18,8 +18,6 @@ KNOWN = {
     "double_backward_grad_fn": "a create_graph gradient's grad_fn is named <Op>Backward0Backward (CopySlicesBackward "
                                "through a setitem) where PyTorch names the last op of the derivative formula "
                                "(MulBackward0, ToCopyBackward0, ...)",
-    "inplace_self_saved_argument": "t.addcmul_(t, t): PyTorch saved the written tensor as an argument and refuses "
-                                   "the backward; tensorgrad differentiates the values before the write",
     "empty_create_graph_requires_grad": "backward(create_graph=True) through an empty tensor: its .grad requires "
                                         "grad, PyTorch's does not",
 }
@@ -54,8 +52,6 @@ class Pattern:
 
 
 TOLERATED = {
-    "inplace_self_saved_argument": Pattern("error", ours="^None$", theirs="modified by an inplace operation",
-                                           source=r"\b(t\d+)\.\w+_\([^()\n]*\b\1\b"),
     "empty_create_graph_requires_grad": Pattern(r"grad\.requires_grad", source=r"torch\.zeros\(\(0,"),
     "double_backward_grad_fn": Pattern(r"(grad\.)?grad_fn", source="create_graph=True",
                                        ours=r"Backward\d*Backward|CopyBackwards|CopySlicesBackward"),
