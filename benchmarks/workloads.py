@@ -204,26 +204,30 @@ def w3(quick):
     mats = [(rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32) for _ in range(5)]
     tg_w = [tg.tensor(m, requires_grad=True) for m in mats]
     t_w = [torch.tensor(m, requires_grad=True) for m in mats]
+    # a full-rank cotangent: with ``out.sum()`` the backward's products are rank one, which XLA
+    # (inside one jit program) reduces to matrix-vector products, so no backward matmul would run
+    weights = rng.standard_normal((n, n)).astype(np.float32)
+    cot = {id(tg): tg.tensor(weights), id(torch): torch.tensor(weights), id(jnp): jnp.asarray(weights)}
 
-    def chain(ws):
+    def chain(ws, m):
         out = ws[0]
         for w in ws[1:]:
             out = out @ w
-        return out.sum()
+        return (out * cot[id(m)]).sum()
 
     def tg_step():
         for w in tg_w:
             w.grad = None
-        chain(tg_w).backward()
+        chain(tg_w, tg).backward()
         return tg_w[1].grad
 
     def torch_step():
         for w in t_w:
             w.grad = None
-        chain(t_w).backward()
+        chain(t_w, torch).backward()
         return t_w[1].grad
 
-    grad = jax.jit(jax.grad(chain))
+    grad = jax.jit(jax.grad(lambda ws: chain(ws, jnp)))
     j_w = [jnp.asarray(m) for m in mats]
     counts = (2, 3, 2) if quick else (2, 5, 3)
     return {"tensorgrad": _median_time(tg_step, _sync_tg, *counts),

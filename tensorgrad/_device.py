@@ -246,6 +246,9 @@ def filled(shape, value, np_dtype):
         return jnp.full(shape, value, np_dtype)
     if type(value) in (int, bool) and value in (0, 1):
         one = np.ones((), np_dtype) if value else np.zeros((), np_dtype)
+    elif type(value) is float and np.issubdtype(np_dtype, np.floating):
+        with np.errstate(over="ignore"):
+            one = np.float64(value).astype(np_dtype)    # rounded to nearest (inf beyond), as XLA converts
     else:
         one = np.asarray(_converted(value, np_dtype))
     if math.prod(shape) <= HOST_FILL_LIMIT:

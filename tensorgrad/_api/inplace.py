@@ -4,9 +4,12 @@
 
 from .. import _autocast
 from .. import _dtype
+from .._autograd.grad_mode import is_grad_enabled
+from .._device import filled
+from .._meta import is_meta
 from .._ops import elementwise as E
 from .._ops import views as _views
-from .._tensor import Tensor, apply, cast_result, check_inplace, commit_inplace
+from .._tensor import Tensor, apply, cast_result, check_inplace, commit_inplace, _wrap
 from . import strides as _strides
 from .surface import declare
 
@@ -72,10 +75,19 @@ def inplace_scattering(fn, name=None):
     return inplace_twin(fn, name, _scattering_checks, fit=False)
 
 
+def _host_fill(self, value):
+    """``self`` filled with the number ``value`` made on the host, when no node is recorded (an
+    ``nn.init`` fill under no_grad): no kernel to compile per shape. None when it does not apply."""
+    if (is_grad_enabled() and self.requires_grad) or is_meta(self._data):
+        return None
+    return commit_inplace(self, _wrap(filled(tuple(self.shape), value, self._data.dtype)))
+
+
 @declare("zero_", method=True)
 def zero_(self):
     check_inplace(self)
-    return commit_inplace(self, apply(E.zero, (self,)))
+    done = _host_fill(self, 0)
+    return done if done is not None else commit_inplace(self, apply(E.zero, (self,)))
 
 
 def _fill_value(value):
@@ -101,5 +113,6 @@ def fill_(self, value):
         _strides.check_no_internal_overlap(self)
         return commit_inplace(self, apply(_views.fill_tensor, (self, value)))
     _dtype.check_fits(value, self.dtype)
-    return commit_inplace(self, apply(E.fill, (self, value)))
+    done = _host_fill(self, value)
+    return done if done is not None else commit_inplace(self, apply(E.fill, (self, value)))
 
