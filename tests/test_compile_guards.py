@@ -175,3 +175,36 @@ def test_sliced_batches_share_one_program_and_writes_reach_the_sliced_tensor():
     version = z._version
     assert [double(z[i:i + 2]).item() for i in range(0, 6, 2)] == [4.0, 4.0, 4.0]
     assert z.tolist() == [2.0] * 6 and z._version == version + 3
+
+
+def _deep(x, w, k, depth=14):
+    y = x @ w
+    for j in range(depth):      # a configuration per node (beta, threshold) that no other test uses
+        y = F.softplus(F.leaky_relu(y, 0.01 + k), beta=1.0 + k, threshold=17.0 + j)
+    return y.sum()
+
+
+def _seen_once():
+    from tensorgrad import _cache
+    return sum(1 for value, _ in _cache.FUSED._entries.values() if value is engine._SEEN)
+
+
+def test_a_first_backward_of_cold_kernels_compiles_one_program_else_goes_node_by_node():
+    from tensorgrad import _cache
+    w = tg.randn(17, 19, requires_grad=True)       # shapes no other test uses: kernels not compiled
+    x = tg.randn(23, 3, 17)[:, 2]
+    programs, seen = _cache.FUSED.stats()["entries"], _seen_once()
+    _deep(x, w, 0.1234).backward()          # every node's kernel is new: the fused program at once
+    first = w.grad.numpy().copy()
+    assert _cache.FUSED.stats()["entries"] == programs + 1 and _seen_once() == seen and not engine._COMPILING
+    w.grad = None
+    _deep(x, w, 0.1234).backward()          # the same structure: the same program, the same values
+    np.testing.assert_allclose(w.grad.numpy(), first, rtol=1e-6)
+    w.grad = None
+    _deep(x, w, 0.1234, depth=15).backward()    # a new structure, its kernels mostly served: node by node
+    assert _cache.FUSED.stats()["entries"] == programs + 2 and _seen_once() == seen + 1
+    w.grad = None
+    with tg.no_grad():
+        expected = tg.func.grad(lambda v: _deep(x, v, 0.1234, depth=15))(w)
+    _deep(x, w, 0.1234, depth=15).backward()
+    np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-5, atol=1e-7)

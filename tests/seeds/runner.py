@@ -11,6 +11,9 @@ import numpy as np
 def main(mode, snippet, draws_path):
     if mode == "torch":
         import torch
+        # seeded, so that every run compares the same numbers: unseeded, a draw now and then landed
+        # where a last-bit difference of float32 rounding showed in the printed fourth digit
+        torch.manual_seed(20261203)
         draws = []
 
         def recording(fn):
