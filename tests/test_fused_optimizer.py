@@ -85,3 +85,31 @@ def test_the_first_step_a_new_parameter_and_loaded_state_take_the_right_path():
     assert not all(np.array_equal(x.detach().numpy(), y.detach().numpy()) for x, y in zip((a, b), before))
     assert int(twin.state[a]["step"].item()) == 4      # shared with opt's, as PyTorch loads it
     assert len(twin._fused["programs"]) == 1
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_a_new_program_compiles_behind_the_step_or_in_it(background, monkeypatch):
+    from tensorgrad._autograd import engine
+    monkeypatch.setitem(engine.BACKGROUND, "on", background)
+    p = tg.nn.Parameter(tg.ones(7, 3))
+    opt = tg.optim.Adam([p], lr=0.1)
+    values = []
+    for k in range(4):
+        opt.zero_grad()
+        (p * p * (k + 1)).sum().backward()
+        opt.step()
+        (entry,) = opt._fused["programs"].values() if opt._fused["programs"] else (None,)
+        if k == 1:      # the first step with state: traced now, compiled behind (eager meanwhile) or now
+            assert entry is not None and (entry.run is None) == (background and entry.pending is not None)
+            if entry.pending is not None:
+                entry.pending.join()
+        values.append(p.detach().numpy().copy())
+    assert entry.run is not None and entry.pending is None
+    monkeypatch.setattr(_fused, "FUSED_TYPES", {})
+    q = tg.nn.Parameter(tg.ones(7, 3))
+    eager = tg.optim.Adam([q], lr=0.1)
+    for k in range(4):
+        eager.zero_grad()
+        (q * q * (k + 1)).sum().backward()
+        eager.step()
+        np.testing.assert_allclose(values[k], q.detach().numpy(), rtol=1e-6)

@@ -7,7 +7,8 @@ its own. Here the group's update (the optimizer's own ``_update``, the same code
 with the parameters, their gradients and their state lifted into one program (the cells hold
 tracers in this thread's overlay only, as ``tensorgrad.compile`` lifts them), and later steps
 run that program and write back what it wrote, with the version counters the eager ops would
-have moved.
+have moved. A new program is traced in the step and compiled on a background thread (as the
+fused backward is, ``TENSORGRAD_BACKGROUND_COMPILE``); steps run eagerly until it is ready.
 
 It serves the optimizers listed in ``FUSED_TYPES`` (exactly those classes: a subclass may
 override anything), steps whose state already exists (the first step creates it eagerly) and
@@ -17,10 +18,12 @@ per value; after ``MAX_PROGRAMS`` programs an optimizer runs eagerly from then o
 that changes every step would otherwise compile every step).
 """
 
+import threading
 import weakref
 
 import jax
 
+from .._autograd.engine import BACKGROUND
 from .._cache import KERNELS, config_key, jit, tracing
 from .._meta import LIVE as _META
 from .._storage import watch
@@ -80,11 +83,17 @@ def step_group(opt, index, group):
             fused["off"] = True
             return False
         entry = programs[key] = _Program(opt, index)
-    run = KERNELS.get(key)
-    if run is None:
-        run = jit(KERNELS, key, entry.traced)
-    entry.cells = cells
-    outs = run(values)
+    if entry.run is None:
+        if entry.pending is not None:
+            return False            # its program is compiling behind the step: this one runs eagerly
+        jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced)
+        entry.cells = cells
+        lowered = jitted.lower(values)      # the trace runs here, in the step's own thread
+        if BACKGROUND["on"]:
+            _compile_behind(fused, entry, lowered)
+            return False
+        entry.run = lowered.compile()
+    outs = entry.run(values)
     for k, delta, value in zip(entry.written, entry.deltas, outs):
         cell = cells[k]
         cell.value = value
@@ -93,8 +102,24 @@ def step_group(opt, index, group):
     return True
 
 
+def _compile_behind(fused, entry, lowered):
+    """Compile a traced step on a thread of its own (XLA's compile, no Python tracing: the trace
+    read the optimizer's attributes in the step's thread). Not a daemon: an exit waits for it."""
+    def work():
+        try:
+            entry.run = lowered.compile()
+        except Exception:           # noqa: BLE001 - the optimizer keeps its eager steps
+            fused["off"] = True
+        finally:
+            entry.pending = None
+
+    entry.pending = threading.Thread(target=work, name="tensorgrad-optimizer-compile")
+    entry.pending.start()
+
+
 class _Program:
-    """A group's traced update: which lifted cells it writes, and by how many versions."""
+    """A group's traced update: which lifted cells it writes, and by how many versions, and its
+    compiled program (held here, at most ``MAX_PROGRAMS`` per optimizer)."""
 
     def __init__(self, opt, index):
         self.owner = weakref.ref(opt)       # the kernel cache holds this: it must not hold the model
@@ -103,6 +128,7 @@ class _Program:
         self.written = ()
         self.deltas = ()
         self.run = None
+        self.pending = None                 # the thread compiling ``run``
 
     def traced(self, values):
         opt = self.owner()
