@@ -16,6 +16,7 @@ import numpy as np
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as TF
+from chain_bench import _JaxModule as _Jnp, chain as _chain     # the 50 ops (this folder is on sys.path)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -51,21 +52,6 @@ def _sync_jax(tree):
 
 
 # ---------------------------------------------------------------------- W1: 50 tiny ops
-
-def _chain(m, x):
-    for _ in range(10):
-        x = m.sin(x)
-        x = x * 1.5
-        x = x + 0.25
-        x = m.tanh(x)
-        x = x * x
-    return x
-
-
-class _Jnp:
-    sin = staticmethod(jnp.sin)
-    tanh = staticmethod(jnp.tanh)
-
 
 def w1(quick):
     torch = _torch()
