@@ -520,7 +520,7 @@ def train_loss(m, w, b, x, y):
     return -(log_probs * y).sum(-1).mean() + 0.01 * (w * w).sum()
 
 
-def test_tape_and_func_grad_give_identical_gradients():
+def test_tape_and_func_grad_give_the_same_gradients():
     rng = np.random.default_rng(3)
     w0 = rng.standard_normal((4, 3))
     b0 = rng.standard_normal(3)
@@ -530,8 +530,10 @@ def test_tape_and_func_grad_give_identical_gradients():
     b = tg.tensor(b0, requires_grad=True)
     train_loss(tg, w, b, x, y).backward()
     gw, gb = tg.func.grad(lambda w, b: train_loss(tg, w, b, x, y), argnums=(0, 1))(tg.tensor(w0), tg.tensor(b0))
-    np.testing.assert_array_equal(_np(gw), _np(w.grad))
-    np.testing.assert_array_equal(_np(gb), _np(b.grad))
+    # to the last bits: the tape may run its backward as one fused XLA program (a model's first
+    # backward of kernels never compiled), whose arithmetic can round the last bit differently
+    np.testing.assert_allclose(_np(gw), _np(w.grad), rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(_np(gb), _np(b.grad), rtol=1e-14, atol=1e-16)
 
 
 def test_tape_vs_func_example_runs():
@@ -541,7 +543,7 @@ def test_tape_vs_func_example_runs():
     result = runpy.run_path(str(path), run_name="not_main")
     tape, func = result["compare"]()
     for k in tape:
-        np.testing.assert_array_equal(_np(tape[k]), _np(func[k]))
+        np.testing.assert_allclose(_np(tape[k]), _np(func[k]), rtol=1e-14, atol=1e-16)
 
 
 def test_ensemble_and_per_sample_grads_with_tensorgrad_nn():
