@@ -13,6 +13,8 @@ import tensorgrad.nn.functional as F
 from tensorgrad import nn
 from tensorgrad._autograd import engine
 
+from test_compile import _step_fn
+
 
 def _model():
     tg.manual_seed(0)
@@ -25,18 +27,6 @@ def _batches(sizes, seed=0):
             for n in sizes]
 
 
-def _step(model, opt, zero=True):
-    def step(x, y):
-        if zero:
-            opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        if zero:
-            opt.step()
-        return loss
-    return step
-
-
 def _reasons(compiled):
     return [line.split(": ", 1)[1] for line in compiled.explain().splitlines() if line.startswith("traced program")]
 
@@ -44,7 +34,7 @@ def _reasons(compiled):
 def test_explain_names_the_guard_that_changed():
     model = _model()
     opt = tg.optim.SGD(model.parameters(), lr=0.1)
-    step = tg.compile(_step(model, opt))
+    step = tg.compile(_step_fn(model, opt))
     x, y = _batches([16])[0]
     step(x, y), step(x, y)
     opt.param_groups[0]["lr"] = 0.05
@@ -55,7 +45,7 @@ def test_explain_names_the_guard_that_changed():
     step(x, y)          # the first program again: no trace
     assert _reasons(step) == ["second call", "SGD.param_groups[0]['lr']: 0.1 -> 0.05",
                               "Sequential.training: train() -> eval()"]
-    accumulate = tg.compile(_step(model, opt, zero=False))
+    accumulate = tg.compile(_step_fn(model, opt, zero_inside=False))
     accumulate(x, y), accumulate(x, y)
     opt.zero_grad(set_to_none=True)
     accumulate(x, y)
@@ -79,7 +69,7 @@ def test_a_submodule_mode_and_a_new_shape_are_named():
 def test_an_epoch_with_a_smaller_last_batch_traces_twice_and_matches_eager():
     model, twin = _model(), _model()
     opt, twin_opt = tg.optim.SGD(model.parameters(), lr=0.1), tg.optim.SGD(twin.parameters(), lr=0.1)
-    compiled, eager = tg.compile(_step(model, opt)), _step(twin, twin_opt)
+    compiled, eager = tg.compile(_step_fn(model, opt)), _step_fn(twin, twin_opt)
     epoch = _batches([16, 16, 16, 5])
     losses, expected = [], []
     for _ in range(3):
@@ -136,7 +126,7 @@ def test_compiled_module_records_compiled_function_backward_from_the_first_call(
     assert "ran eagerly" not in compiled.explain()
 
 
-def test_the_first_fused_backward_compiles_behind_the_step():
+def test_the_first_fused_backward_compiles_behind_the_step_fn():
     w = tg.randn(5, 3, requires_grad=True)
     x = tg.randn(4, 5)
     grads = []
@@ -164,7 +154,7 @@ def test_background_compiles_can_be_turned_off(monkeypatch):
 def test_sliced_batches_share_one_program_and_writes_reach_the_sliced_tensor():
     model = _model()
     opt = tg.optim.SGD(model.parameters(), lr=0.1)
-    step = tg.compile(_step(model, opt))
+    step = tg.compile(_step_fn(model, opt))
     (x, y), = _batches([40])
     for _ in range(2):
         for i in range(0, 40, 16):
