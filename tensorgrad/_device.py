@@ -233,6 +233,17 @@ def from_host(values):
     return jax.device_put(values)
 
 
+def host_copy(arr):
+    """A copy of ``arr`` made on the host and transferred (no kernel to compile per shape), for an
+    array on one CPU device of at most ``HOST_FILL_LIMIT`` elements; else None."""
+    if isinstance(arr, jax.core.Tracer) or type(arr) is jax.ShapeDtypeStruct or arr.size > HOST_FILL_LIMIT:
+        return None
+    devices = arr.sharding.device_set
+    if len(devices) != 1 or next(iter(devices)).platform != "cpu":
+        return None
+    return jax.device_put(np.array(arr, copy=True), arr.sharding)
+
+
 @bounded_jit(static_argnums=(0,))
 def _broadcast(shape, value):
     return jnp.broadcast_to(value, shape)

@@ -446,3 +446,45 @@ def test_mask_writes_compile_once_whatever_the_count_of_trues_without_torch():
     h = tg.zeros(4, 3, requires_grad=True).clone()
     h[:, tg.tensor([True, False, True])] = tg.tensor(2.0)
     assert type(h.grad_fn).__name__ == "IndexPutBackward0" and h.tolist() == [[2.0, 0.0, 2.0]] * 4
+
+
+def test_eager_kernels_compile_with_the_eager_options_and_nest_inside_traces_without_torch():
+    """Outside a trace an op's kernel compiles with XLA's eager options (its loop emitters on
+    the CPU); inside one (``jax.jit``, ``tensorgrad.compile``), where JAX refuses compiler
+    options, its plain twin is staged into the outer program."""
+    import jax
+    n = next(_SHAPES)
+    x = tg.ones(n)
+    eager = (x * 3.5).tolist()
+    kernel = next(e[0] for k, e in _cache.KERNELS._entries.items() if getattr(k, "__getitem__", None)
+                  and getattr(k[0], "name", None) == "mul")
+    if _cache.eager_options() is None:
+        pytest.skip("JAX's default backend is not the CPU")
+    assert isinstance(kernel, _cache._TwoWay)
+    nested_before = kernel.nested._cache_size()
+    assert kernel.top._cache_size() >= 1
+    traced = jax.jit(lambda a: (tg.from_jax(a) * 3.5).jax())(jnp.ones(n, jnp.float32))
+    assert traced.tolist() == eager
+    assert kernel.nested._cache_size() == nested_before     # staged, not compiled on its own
+
+
+def test_a_clone_without_a_node_compiles_nothing_and_is_a_copy_without_torch():
+    n = next(_SHAPES)
+    src = tg.arange(float(n))
+    src.clone()                          # the dtype's first transfer may compile once
+    fresh = tg.arange(float(n + 1))
+    view = tg.arange(float(2 * n)).reshape(2, n).t()
+    view.tolist()                        # reading the view compiles its reader
+    with _Compiles() as seen:
+        copy = fresh.clone()
+        view_copy = view.clone()
+    assert seen.names == []
+    assert view_copy.shape == (n, 2) and view_copy[1].tolist() == [1.0, n + 1.0]
+    kept = copy.tolist()
+    copy_of_copy = copy.clone()
+    copy.add_(1)
+    assert copy_of_copy.tolist() == kept
+    leaf = tg.ones(3, requires_grad=True)
+    assert type(leaf.clone().grad_fn).__name__ == "CloneBackward0"
+    with tg.no_grad():
+        assert leaf.clone().grad_fn is None and not leaf.clone().requires_grad

@@ -8,10 +8,11 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype
-from .._device import device as device_cls, to_device
+from .._device import device as device_cls, host_copy, to_device
 from .._meta import is_meta, struct
 from .._ops import elementwise as E
 from .._ops import views as V
+from .._autograd.grad_mode import is_grad_enabled
 from .._tensor import Tensor, apply, check_inplace, commit_inplace, _wrap
 from . import strides as _strides
 from .creation import _finish
@@ -23,6 +24,11 @@ from .surface import declare
 def clone(input, *, memory_format=None):
     if not isinstance(input, Tensor):
         raise TypeError(f"clone(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not (input.requires_grad and is_grad_enabled()) and not input.dtype.is_complex:
+        # no node to record (an optimizer's first momentum buffer): copied on the host, as a fill is
+        copied = host_copy(input._data)
+        if copied is not None:
+            return _wrap(copied)
     return apply(E.clone, (input,))
 
 
