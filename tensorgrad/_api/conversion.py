@@ -162,7 +162,25 @@ def copy_(input, src, non_blocking=False):
         if val.is_meta:
             raise NotImplementedError(NO_DATA)
         val = to(val, device="meta")        # into a meta tensor, as PyTorch: only the shape counts
+    same = _same_array_kind(input, val)
+    if same is not None:
+        # nothing to record, cast or broadcast (``load_state_dict``): the source's (immutable)
+        # array becomes the tensor's value, with no kernel to compile per shape
+        return commit_inplace(input, _wrap(same))
     return commit_inplace(input, apply(V.copy_from, (input, val)))
+
+
+def _same_array_kind(input, val):
+    """``val``'s array, where ``input.copy_(val)`` records no node and is only that array: same
+    shape, dtype and placement, into a tensor that is not a view; else None."""
+    if input._view is not None or (is_grad_enabled() and (input.requires_grad or val.requires_grad)):
+        return None
+    if input.dtype is not val.dtype or input.dtype.is_complex or tuple(input.shape) != tuple(val.shape):
+        return None
+    new, old = val._data, input._data
+    if isinstance(new, jax.core.Tracer) or isinstance(old, jax.core.Tracer) or is_meta(new) or is_meta(old):
+        return None
+    return new if new.sharding == old.sharding else None
 
 
 def _size_mismatch(a, b):

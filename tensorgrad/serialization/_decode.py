@@ -5,7 +5,6 @@ import math
 from collections import Counter, OrderedDict
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
@@ -208,20 +207,22 @@ class Tensors:
             arr = arr.view(dtype.np)
         # the storage takes the shape of a tensor that is all of it, which then needs no view
         whole = [k for k, e in enumerate(entries) if _is_whole(e, arr.size)]
-        value = jnp.asarray(arr if not whole else arr.reshape(entries[whole[0]][2]))
+        # transferred, not ``jnp.asarray`` (which compiles a program per shape); the array is
+        # this reader's own copy of the archive's bytes, so the device may keep it
+        value = jax.device_put(arr if not whole else arr.reshape(entries[whole[0]][2]), self.decoder.target)
         del arr
-        if self.decoder.target is not None:
-            value = jax.device_put(value, self.decoder.target)
         base = _wrap(value)
         out = []
+        flat = None
         with no_grad():
-            flat = base.view(-1)
             for k, (_, _, shape, stride, offset, requires_grad, parameter) in enumerate(entries):
                 if whole and k == whole[0]:
                     t = base
                 elif k in whole and shape == entries[whole[0]][2]:
                     t = base.detach()
                 else:
+                    if flat is None:
+                        flat = base.view(-1)
                     t = _strided(flat, shape, stride, offset).detach()
                 t._vc = VersionCounter()
                 t._vc.version = 1
