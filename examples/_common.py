@@ -34,13 +34,15 @@ def best_device():
     return "cpu"
 
 
-def parser(doc, **kwargs):
-    """An ``argparse`` parser for an example: its docstring's first line as the description, and
-    ``--device`` and ``--out``."""
-    p = argparse.ArgumentParser(description=doc.strip().splitlines()[0], **kwargs)
+def parser(doc, out=True):
+    """An ``argparse`` parser for an example: its docstring's first line as the description,
+    ``--device``, and ``--out`` (unless ``out=False``: an example that writes no files)."""
+    p = argparse.ArgumentParser(description=doc.strip().splitlines()[0])
     p.add_argument("--device", default=None,
                    help="cpu, cuda, cuda:N, tpu (default: the best available: cuda, then tpu, then cpu)")
-    p.add_argument("--out", type=pathlib.Path, default=OUT, help=f"folder for pictures and checkpoints (default {OUT})")
+    if out:
+        p.add_argument("--out", type=pathlib.Path, default=OUT,
+                       help=f"folder for pictures and checkpoints (default {OUT})")
     return p
 
 

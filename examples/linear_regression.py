@@ -27,7 +27,7 @@ def make_data(n, device):
     return x, y
 
 
-def from_scratch(x, y, epochs, lr=0.03, batch=32):
+def from_scratch(x, y, epochs, lr=0.05, batch=32):
     w = torch.zeros(1, 1, device=x.device, requires_grad=True)
     b = torch.zeros(1, device=x.device, requires_grad=True)
     losses = []
@@ -48,7 +48,7 @@ def from_scratch(x, y, epochs, lr=0.03, batch=32):
     return w.detach().item(), b.detach().item(), losses
 
 
-def with_nn(x, y, epochs, lr=0.03, batch=32):
+def with_nn(x, y, epochs, lr=0.05, batch=32):
     model = nn.Linear(1, 1).to(x.device)
     loss_fn = nn.MSELoss()
     opt = torch.optim.SGD(model.parameters(), lr=lr)
