@@ -15,6 +15,7 @@ history, with ``requires_grad`` set as given.
 
 import warnings
 
+from .._api.creation import tensor
 from .._tensor.tensor import Tensor
 
 
@@ -25,7 +26,6 @@ class VariableMeta(type):
 
 class Variable(metaclass=VariableMeta):
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from .. import tensor
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                           UserWarning, stacklevel=2)
