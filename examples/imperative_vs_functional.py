@@ -108,9 +108,9 @@ def plot(results, path):
     names = list(results)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     colors = ["C0", "C1", "C2", "C3"]
-    ax.bar(names, [results[n][1] for n in names], color=colors)
+    ax.bar_label(ax.bar(names, [results[n][1] for n in names], color=colors), fmt="%.2f")
     ax.set(ylabel="s", title="whole run (includes compiling)")
-    ax2.bar(names, [results[n][2] * 1e3 for n in names], color=colors)
+    ax2.bar_label(ax2.bar(names, [results[n][2] * 1e3 for n in names], color=colors), fmt="%.2f")
     ax2.set(ylabel="ms per step", title="steady step (median of the second half)")
     for a in (ax, ax2):
         for label in a.get_xticklabels():

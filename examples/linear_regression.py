@@ -30,7 +30,8 @@ def make_data(n, device):
 def from_scratch(x, y, epochs, lr=0.05, batch=32):
     w = torch.zeros(1, 1, device=x.device, requires_grad=True)
     b = torch.zeros(1, device=x.device, requires_grad=True)
-    losses = []
+    with torch.no_grad():
+        losses = [((x @ w + b - y) ** 2 / 2).mean().item()]     # before training
     for epoch in range(epochs):
         perm = torch.randperm(len(x), device=x.device)
         for i in range(0, len(x), batch):
@@ -53,7 +54,8 @@ def with_nn(x, y, epochs, lr=0.05, batch=32):
     loss_fn = nn.MSELoss()
     opt = torch.optim.SGD(model.parameters(), lr=lr)
     loader = DataLoader(TensorDataset(x, y), batch_size=batch, shuffle=True)
-    losses = []
+    with torch.no_grad():
+        losses = [loss_fn(model(x), y).item() / 2]              # before training
     for epoch in range(epochs):
         for xb, yb in loader:
             opt.zero_grad()
@@ -74,10 +76,10 @@ def plot(x, y, fits, path):
     ax.plot(grid, [TRUE_W * g + TRUE_B for g in grid], "k:", label=f"truth: y = {TRUE_W} x + {TRUE_B}")
     for (name, (w, b, losses)), style in zip(fits.items(), ("-", "--")):
         ax.plot(grid, [w * g + b for g in grid], style, label=f"{name}: y = {w:.3f} x + {b:.3f}")
-        ax2.plot(range(1, len(losses) + 1), losses, style, marker="o", label=name)
+        ax2.plot(range(len(losses)), losses, style, marker="o", label=name)
     ax.set(xlabel="x", ylabel="y", title="fitted lines")
-    ax.legend()
-    ax2.set(xlabel="epoch", ylabel="loss (squared error / 2)", title="training loss", yscale="log")
+    ax.legend(loc="upper left")
+    ax2.set(xlabel="epochs trained", ylabel="loss (squared error / 2)", title="training loss", yscale="log")
     ax2.legend()
     _common.save(fig, path)
 
