@@ -5,7 +5,7 @@ downloaded; ``pip install -e ".[examples]"``) are split into training and test s
 by ``tensorgrad.utils.data.DataLoader`` over a ``TensorDataset``. An MLP and a small CNN are
 trained with Adam, with tqdm progress bars; each epoch prints the training loss and the test
 accuracy, and saves a checkpoint (``tensorgrad.save`` of the model's and optimizer's state
-dicts, the epoch, the history and the random generator's state) to ``digits_<model>.pt``.
+dicts, the epoch, the history and the random generator's state) to ``digits_<model>.pt`` (and, with ``--keep-epochs``, to ``digits_<model>_epoch<N>.pt``).
 ``--resume`` loads those and continues from the saved epoch up to ``--epochs``, with the same
 batches a run without the interruption would have seen. The learning curves of both models
 are drawn into ``digits_curves.png``.
@@ -88,8 +88,11 @@ def train(name, train_set, test_set, device, args):
         history.append({"epoch": epoch + 1, "loss": total / count, "test_accuracy": accuracy(model, test_set)})
         print(f"{name} epoch {epoch + 1}: train loss {history[-1]['loss']:.4f}, "
               f"test accuracy {history[-1]['test_accuracy']:.4f}")
-        torch.save({"epoch": epoch + 1, "model": model.state_dict(), "optimizer": opt.state_dict(),
-                    "history": history, "rng": torch.get_rng_state()}, path)
+        ckpt = {"epoch": epoch + 1, "model": model.state_dict(), "optimizer": opt.state_dict(),
+                "history": history, "rng": torch.get_rng_state()}
+        torch.save(ckpt, path)
+        if args.keep_epochs:
+            torch.save(ckpt, path.with_name(f"{path.stem}_epoch{epoch + 1}.pt"))
     return model, history
 
 
@@ -115,6 +118,8 @@ def main(argv=None):
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--models", default="mlp,cnn", help="comma-separated: mlp, cnn")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoints in --out")
+    p.add_argument("--keep-epochs", action="store_true",
+                   help="also keep each epoch's checkpoint (digits_<model>_epoch<N>.pt)")
     p.add_argument("--no-bar", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     device = _common.setup(args)

@@ -125,18 +125,22 @@ def _digits_state(path):
 
 
 def test_digits_trains_checkpoints_and_resumes(tmp_path):
-    """Two epochs at once, and one epoch then ``--resume`` to two, give the same history and
-    parameters (the checkpoint keeps the model, the optimizer, the epoch and the generator)."""
+    """Two epochs at once, and the first epoch's checkpoint then ``--resume`` to two, give the
+    same history and parameters (the checkpoint keeps the model, the optimizer, the epoch and
+    the generator's state)."""
     pytest.importorskip("matplotlib")
     pytest.importorskip("sklearn")
     pytest.importorskip("tqdm")
+    import shutil
     import numpy as np
     whole, parts, cache = tmp_path / "whole", tmp_path / "parts", tmp_path / "xla"
-    out, err = run("digits.py", "--epochs", 1, "--models", "mlp,cnn", "--out", parts, cache=cache)
+    out, err = run("digits.py", "--epochs", 2, "--models", "mlp,cnn", "--keep-epochs", "--out", whole, cache=cache)
     assert "digits: 1438 training and 359 test images" in out
-    assert "mlp epoch 1/1" in err and "cnn epoch 1/1" in err      # tqdm's bars
-    check_png(parts / "digits_curves.png")
-    run("digits.py", "--epochs", 2, "--models", "mlp", "--no-bar", "--out", whole, cache=cache)
+    assert "mlp epoch 2/2" in err and "cnn epoch 1/2" in err      # tqdm's bars
+    assert "cnn epoch 2: train loss" in out
+    check_png(whole / "digits_curves.png")
+    parts.mkdir()
+    shutil.copy(whole / "digits_mlp_epoch1.pt", parts / "digits_mlp.pt")
     out, _ = run("digits.py", "--epochs", 2, "--models", "mlp", "--resume", "--no-bar", "--out", parts, cache=cache)
     assert f"mlp: resuming from {parts / 'digits_mlp.pt'} at epoch 1" in out
     assert "mlp epoch 1:" not in out and "mlp epoch 2: train loss" in out
