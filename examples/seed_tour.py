@@ -1,7 +1,8 @@
 """Both seed tutorials of autograd, every snippet, run by tensorgrad as ``torch``.
 
-The two tutorials (Chen Yun's "PyTorch book", chapter 3.2, autograd; and d2l.ai's section 2.5,
-automatic differentiation, with its exercises) are split into runnable snippets in
+The two tutorials (notes on ``torch.autograd`` from "pytorch-book", in five parts; and section
+2.5 of "Dive into Deep Learning" (PyTorch edition), automatic differentiation, with its
+exercises) are split into runnable snippets in
 ``tests/seeds/``; ``tests/test_seeds.py`` checks that each prints under tensorgrad exactly what it
 prints under PyTorch (the same random draws replayed). Here each snippet runs in turn, labelled,
 with tensorgrad standing in for ``torch`` (its own random numbers, so the drawn values differ
@@ -22,16 +23,16 @@ import tensorgrad as torch
 
 SEEDS = pathlib.Path(__file__).resolve().parent.parent / "tests" / "seeds"
 SNIPPETS = {
-    "pytorch_book_1": "PyTorch book 3.2 (1): requires_grad, leaves, backward through an add",
-    "pytorch_book_2": "PyTorch book 3.2 (2): autograd's derivative of x^2 e^x against the formula",
-    "pytorch_book_3": "PyTorch book 3.2 (3): grad_fn, next_functions, retain_graph, accumulating gradients",
-    "pytorch_book_4": "PyTorch book 3.2 (4): a dynamic graph: Python control flow in the forward",
-    "pytorch_book_5": "PyTorch book 3.2 (5): turning autograd off: no_grad, set_grad_enabled",
+    "pytorch_book_1": "pytorch-book, autograd (1): requires_grad, leaves, backward through an add",
+    "pytorch_book_2": "pytorch-book, autograd (2): autograd's derivative of x^2 e^x against the formula",
+    "pytorch_book_3": "pytorch-book, autograd (3): grad_fn, next_functions, retain_graph, accumulating gradients",
+    "pytorch_book_4": "pytorch-book, autograd (4): a dynamic graph: Python control flow in the forward",
+    "pytorch_book_5": "pytorch-book, autograd (5): turning autograd off: no_grad, set_grad_enabled",
     "d2l_2_5_1": "d2l 2.5.1: a simple example, y = 2 x.x",
     "d2l_2_5_2": "d2l 2.5.2: backward of a non-scalar, gradients add up",
     "d2l_2_5_3": "d2l 2.5.3: detaching a computation",
-    "d2l_2_5_4": "d2l 2.5.4: gradients through Python control flow",
-    "d2l_exercises": "d2l 2.5 exercises 2-5: a second backward, piecewise functions, sin's derivative",
+    "d2l_2_5_4": "d2l 2.5.4 and exercise 3: gradients through Python control flow, of a scalar, a vector, a matrix",
+    "d2l_exercises": "d2l 2.5 exercises 2, 4, 5: a second backward, piecewise functions at their kinks, sin's derivative",
 }
 
 
