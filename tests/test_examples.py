@@ -21,12 +21,24 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 ROOT = EXAMPLES.parent
 
 
-def run(name, *args, rc=0, cache=None):
-    """Run ``examples/name`` with ``args`` in a fresh process; ``cache``: a folder for its compiled
-    programs (the suite runs without one), shared by the runs of one test."""
+CACHE = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compilation_cache(tmp_path_factory):
+    """One folder of compiled programs for this file's example runs (the suite runs without a
+    cache on disk): the examples compile many of the same kernels, and the file keeps to its
+    time budget. (The examples' cold times, without a cache, are checked by hand.)"""
+    CACHE["dir"] = tmp_path_factory.mktemp("xla")
+    yield
+    CACHE.clear()
+
+
+def run(name, *args, rc=0):
+    """Run ``examples/name`` with ``args`` in a fresh process."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    if cache is not None:
-        env["TENSORGRAD_COMPILATION_CACHE"] = str(cache)
+    if "dir" in CACHE:
+        env["TENSORGRAD_COMPILATION_CACHE"] = str(CACHE["dir"])
     proc = subprocess.run([sys.executable, str(EXAMPLES / name), *map(str, args)], capture_output=True,
                           text=True, env=env, timeout=300, cwd=ROOT)
     assert proc.returncode == rc, proc.stdout + proc.stderr
@@ -133,15 +145,15 @@ def test_digits_trains_checkpoints_and_resumes(tmp_path):
     pytest.importorskip("tqdm")
     import shutil
     import numpy as np
-    whole, parts, cache = tmp_path / "whole", tmp_path / "parts", tmp_path / "xla"
-    out, err = run("digits.py", "--epochs", 2, "--models", "mlp,cnn", "--keep-epochs", "--out", whole, cache=cache)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    out, err = run("digits.py", "--epochs", 2, "--models", "mlp,cnn", "--keep-epochs", "--out", whole)
     assert "digits: 1438 training and 359 test images" in out
     assert "mlp epoch 2/2" in err and "cnn epoch 1/2" in err      # tqdm's bars
     assert "cnn epoch 2: train loss" in out
     check_png(whole / "digits_curves.png")
     parts.mkdir()
     shutil.copy(whole / "digits_mlp_epoch1.pt", parts / "digits_mlp.pt")
-    out, _ = run("digits.py", "--epochs", 2, "--models", "mlp", "--resume", "--no-bar", "--out", parts, cache=cache)
+    out, _ = run("digits.py", "--epochs", 2, "--models", "mlp", "--resume", "--no-bar", "--out", parts)
     assert f"mlp: resuming from {parts / 'digits_mlp.pt'} at epoch 1" in out
     assert "mlp epoch 1:" not in out and "mlp epoch 2: train loss" in out
     epoch, history, params = _digits_state(parts / "digits_mlp.pt")
