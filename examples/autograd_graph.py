@@ -24,7 +24,7 @@ import _common
 
 import tensorgrad as torch
 from tensorgrad import nn
-from tensorgrad.utils.viz import make_dot
+from tensorgrad.utils.viz import Dot, make_dot
 
 
 def node_labels(source):
@@ -44,11 +44,14 @@ def torchviz_dot(loss, params):
 
 
 def save(dot, stem):
+    """Save ``dot``'s source, and its PNG where Graphviz's dot program is installed."""
     path = stem.with_suffix(".dot")
     path.write_text(dot.source)
     print(f"saved {path}")
     if shutil.which("dot"):
-        print(f"saved {dot.render(stem, format='png')}")
+        # graphviz's Digraph (torchviz's) writes its source beside the picture unless told to clean up
+        cleanup = {} if isinstance(dot, Dot) else {"cleanup": True}
+        print(f"saved {dot.render(stem, format='png', **cleanup)}")
     else:
         print(f"Graphviz's dot program is not installed: no PNG (render with: dot -Tpng -O {path})")
 
