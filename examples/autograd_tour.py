@@ -1,6 +1,13 @@
-"""A tour of tensorgrad's autograd, written exactly as PyTorch code (run: python examples/autograd_tour.py)."""
+"""A tour of tensorgrad's autograd, written exactly as PyTorch code.
+
+Run: python examples/autograd_tour.py [--device cuda]
+"""
+
+import _common
 
 import tensorgrad as torch
+
+_common.select_device(_common.parser(__doc__, out=False).parse_args().device)
 
 # Gradients of y = 2 x.x (d2l 2.5.1)
 x = torch.arange(4.0, requires_grad=True)

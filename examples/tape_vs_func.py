@@ -8,7 +8,7 @@ They agree to float64's last bits: both run the same derivative formulas, but th
 its whole backward as one compiled XLA program, whose fused arithmetic can round the last bit
 differently from the op-by-op evaluation of ``func.grad``.
 
-Run: python examples/tape_vs_func.py
+Run: python examples/tape_vs_func.py [--device cuda]
 """
 
 import numpy as np
@@ -69,4 +69,6 @@ def main():
 
 
 if __name__ == "__main__":
+    import _common
+    _common.select_device(_common.parser(__doc__, out=False).parse_args().device)
     main()

@@ -8,11 +8,10 @@
 4. plain JAX: the same computation written with ``jax.numpy`` under ``jax.jit``.
 
 All start from the same weights and see the same batches, so they print the same losses; the
-last column is the time per step. Run: python examples/train_four_ways.py [steps]
+last column is the time per step. Run: python examples/train_four_ways.py [steps] [--device cuda]
 """
 
 import copy
-import sys
 import time
 
 import jax
@@ -137,4 +136,9 @@ def main(steps=40):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)
+    import _common
+    parser = _common.parser(__doc__, out=False)
+    parser.add_argument("steps", type=int, nargs="?", default=40)
+    args = parser.parse_args()
+    _common.select_device(args.device)
+    main(args.steps)

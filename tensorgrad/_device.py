@@ -15,6 +15,7 @@ step), the ``jnp`` operations are used, as they stage into the program.
 """
 
 import math
+import re
 import threading
 
 import jax
@@ -23,11 +24,16 @@ import numpy as np
 
 from ._cache import bounded_jit, tracing
 
+# PyTorch's grammar of a device string: a type, then optionally ':' and an index without leading zeros
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?", re.ASCII)
+
 
 class device:
     """Where a tensor lives: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:0')``.
 
-    ``cuda`` maps onto JAX's GPU backend; on a machine without one, asking for it raises.
+    ``cuda`` (and its alias ``gpu``) maps onto JAX's GPU backend and ``tpu`` onto its TPU
+    backend; on a machine without one, placing a tensor there raises. Strings are parsed as
+    PyTorch parses them (``'cuda:01'``, ``' cuda'``, a negative index are refused with its errors).
     """
 
     __slots__ = ("type", "index")
@@ -43,12 +49,23 @@ class device:
             self.type, self.index = "cuda", type
             return
         if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
-        if ":" in type:
-            type, _, idx = type.partition(":")
-            if index is not None or not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
-            index = int(idx)
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__}), "
+                            "but expected one of:\n * (torch.device device)\n      didn't match because some of the "
+                            f"arguments have invalid types: (!{type.__class__.__name__}!)\n * (str type, int index = -1)\n")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not {index.__class__.__name__}")
+        if not type:
+            raise RuntimeError("Device string must not be empty")
+        match = _DEVICE_STRING.fullmatch(type)
+        if match is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        if match.group(2) is not None:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+            index = int(match.group(2))
+        type = match.group(1)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         if type not in ("cpu", "cuda", "gpu", "tpu", "meta", "mps"):
             raise RuntimeError(
                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
@@ -95,7 +112,9 @@ class device:
             devs = _devices(self.type)
             index = self.index or 0
         if not devs:
-            raise RuntimeError(f"Found no {self.type.upper()} device: tensorgrad runs on the devices JAX sees ({jax.devices()})")
+            hint = ' (JAX\'s TPU backend is installed by tensorgrad\'s extra: pip install -e ".[tpu]")' if self.type == "tpu" else ""
+            raise RuntimeError(f"Found no {self.type.upper()} device: tensorgrad runs on the devices JAX sees "
+                               f"({jax.devices()}){hint}")
         return devs[index]
 
 

@@ -48,3 +48,84 @@ torch.device("cpu:x")
 @pytest.mark.parametrize("src", DEVICE_CASES, ids=ids(DEVICE_CASES))
 def test_device_matches_torch(torch_, src):
     same(torch_, src)
+
+
+MALFORMED = cases("""
+torch.device("cuda:")
+---
+torch.device("cuda:-1")
+---
+torch.device("cuda:01")
+---
+torch.device("cuda:1:2")
+---
+torch.device(" cuda")
+---
+torch.device("CUDA")
+---
+torch.device("cuda:1", 1)
+---
+torch.device("cuda", -1)
+---
+torch.device("cpu", "0")
+---
+torch.device("cpu", 1.0)
+---
+torch.device("cuda", True)
+---
+torch.device("")
+---
+torch.device(None)
+---
+torch.device("cuda:+1")
+---
+torch.device("meta:0"), torch.device("cuda", None)
+""")
+
+
+@pytest.mark.parametrize("src", MALFORMED, ids=ids(MALFORMED))
+def test_malformed_device_strings_as_torch(torch_, src):
+    same(torch_, src)
+
+
+def test_tpu_names_jax_tpu_backend():
+    d = tg.device("tpu:0")
+    assert (d.type, d.index, repr(tg.device("gpu"))) == ("tpu", 0, "device(type='cuda')")
+    import jax
+    if not any(dev.platform == "tpu" for dev in jax.devices()):
+        with pytest.raises(RuntimeError, match=r'Found no TPU device: .*pip install -e "\.\[tpu\]"'):
+            tg.zeros(1, device="tpu")
+
+
+MIXED = r'''
+import jax
+import tensorgrad as tg
+from tensorgrad import _device
+cpu0, cpu1 = jax.devices("cpu")
+real_of_array = _device.of_array
+_device.gpus = lambda: [cpu1]    # the second host device plays cuda:0
+_device.of_array = lambda a: (tg.device("cuda", 0) if isinstance(a, jax.Array) and a.devices() == {cpu1}
+                              else real_of_array(a))
+a = tg.ones(2).cuda()
+b = a.cpu()
+print(a.device, b.device)
+for f in [lambda: a + b, lambda: b * a, lambda: a.requires_grad_() @ b, lambda: (a + tg.ones(2)).device]:
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(type(e).__name__, e)
+'''
+
+
+def test_mixing_devices_in_one_op_raises_pytorchs_error():
+    """With one CPU here, a second host device (XLA's forced host device count) stands in for
+    cuda:0; the error comes from JAX refusing arrays committed to two devices."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
+    proc = subprocess.run([sys.executable, "-c", MIXED], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    msg = "RuntimeError Expected all tensors to be on the same device, but found at least two devices, {} and {}!"
+    assert proc.stdout.splitlines() == ["cuda:0 cpu", msg.format("cuda:0", "cpu"), msg.format("cpu", "cuda:0"),
+                                        msg.format("cuda:0", "cpu"), "cuda:0"]

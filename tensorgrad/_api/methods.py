@@ -159,3 +159,12 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 Tensor.T = property(S.matrix_T)
 Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
+
+
+def _is_view(self):
+    """``Tensor._is_view()``: whether this tensor is a view of another (its ``_base``), as PyTorch's
+    private method that tools such as torchviz call."""
+    return self._base is not None
+
+
+Tensor._is_view = _is_view

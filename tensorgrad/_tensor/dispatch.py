@@ -16,7 +16,7 @@ import numpy as np
 
 from .._cache import _SWEEP, SWEEP_EVERY, sweep_if_due
 from .._meta import abstract, has_meta, on_live
-from .. import _dtype
+from .. import _device, _dtype
 from .. import _autocast
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
@@ -107,11 +107,29 @@ def broadcast_mismatch(shapes):
 
 
 def _broadcast_error(arrays, error):
-    """PyTorch's RuntimeError for operands whose shapes do not broadcast (JAX raises a
-    TypeError or ValueError); any other error is returned unchanged."""
+    """PyTorch's RuntimeError for operands whose shapes do not broadcast, or that live on
+    different devices (JAX raises a TypeError or ValueError); any other error is returned
+    unchanged."""
+    if "Received incompatible devices" in str(error):
+        return _device_mismatch(arrays) or error
     if "incompatible shapes for broadcasting" not in str(error).lower():
         return error
     return broadcast_mismatch([tuple(a.shape) for a in arrays if hasattr(a, "shape")]) or error
+
+
+def _device_mismatch(arrays):
+    """PyTorch's error for an op given tensors on two devices (JAX refuses arrays committed to
+    different devices; arrays never placed explicitly follow the others, as PyTorch's CPU scalars do)."""
+    first = None
+    for a in arrays:
+        if isinstance(a, jax.Array) and getattr(a, "committed", True):
+            dev = _device.of_array(a)
+            if first is None:
+                first = dev
+            elif dev != first:
+                return RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                                    f"{first} and {dev}!")
+    return None
 
 
 def _refuse_complex(op, arrays):

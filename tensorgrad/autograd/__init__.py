@@ -13,4 +13,5 @@ from .function import Function as Function, once_differentiable as once_differen
 from . import anomaly_mode as anomaly_mode
 from . import functional as functional
 from .gradcheck import gradcheck as gradcheck, gradgradcheck as gradgradcheck
+from .variable import Variable as Variable
 from .anomaly_mode import detect_anomaly as detect_anomaly, set_detect_anomaly as set_detect_anomaly
