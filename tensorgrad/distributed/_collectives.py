@@ -91,7 +91,7 @@ def _across(t, how):
 
 def _store(t, host):
     """Write ``host`` into ``t`` in place, outside autograd (its version moves)."""
-    value = jax.device_put(np.ascontiguousarray(host).astype(t._data.dtype), next(iter(t._data.devices())))
+    value = jax.device_put(np.ascontiguousarray(host).astype(t._data.dtype), t._data.sharding)
     t._write(value)
     t._bump()
 

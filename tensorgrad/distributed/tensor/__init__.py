@@ -8,7 +8,9 @@ kernels on the sharded arrays: XLA (GSPMD) propagates the sharding and inserts t
 and the result is a DTensor whose placements are read off its array's sharding. So they run
 eagerly, under autograd (the gradients are sharded arrays too) and inside
 ``tensorgrad.compile``. An op given DTensors on different meshes, or a DTensor and a plain
-tensor of more than 0 dimensions that is not on the mesh, raises PyTorch's errors.
+tensor of more than 0 dimensions that is not on the mesh, raises PyTorch's errors (under
+``no_grad`` such a plain tensor is let through, so that an optimizer's plain state tensors
+update sharded parameters; XLA places it).
 
 How this single-controller world reads PyTorch's per-rank notions (one process drives all of
 its devices):
@@ -39,6 +41,7 @@ import jax
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
+from ..._autograd.grad_mode import STATE
 from ..._bridge import call_jax
 from ..._storage.cell import Cell
 from ..._storage.overlay import set_class
@@ -381,8 +384,9 @@ def _hook(op, args, cfg, view_result):
                                           f"meshes: {mesh!r} {a._mesh!r}")
     if mesh is None:
         return NotImplemented
+    strict = STATE.grad      # under no_grad (an optimizer's step over its plain state) plain tensors mix in
     for a in args:
-        if isinstance(a, Tensor) and not isinstance(a, DTensor) and a.dim() > 0 and not _on_mesh(a, mesh):
+        if strict and isinstance(a, Tensor) and not isinstance(a, DTensor) and a.dim() > 0 and not _on_mesh(a, mesh):
             raise RuntimeError(f"aten.{op.name} got mixed torch.Tensor and DTensor, need to convert all torch.Tensor "
                                "to DTensor before calling distributed operators!")
     with _plain():
@@ -407,3 +411,26 @@ def plain_compute():
 
 
 __all__ = ["DTensor", "distribute_tensor", "Placement", "Shard", "Replicate", "Partial", "DeviceMesh"]
+
+
+def _resharded_input(x, mesh):
+    """A plain tensor input sharded along dim 0 over ``mesh`` (all of its dimensions) when that
+    divides evenly, differentiably; anything else unchanged."""
+    if not isinstance(x, Tensor) or isinstance(x, DTensor) or x.dim() == 0 or x.shape[0] % mesh.size():
+        return x
+    spec = PartitionSpec(mesh.dims if len(mesh.dims) > 1 else mesh.dims[0])
+    dst = NamedSharding(mesh.jax_mesh, spec)
+    if isinstance(x._data, jax.core.Tracer):     # inside tensorgrad.compile: a sharding constraint
+        return x if x.requires_grad else _wrap(jax.lax.with_sharding_constraint(x._data, dst))
+    if x._data.sharding == dst:
+        return x
+    if not x.requires_grad:
+        return _wrap(jax.device_put(x._data, dst))
+    src = x._data.sharding
+
+    @jax.custom_vjp
+    def move(a):
+        return jax.device_put(a, dst)
+
+    move.defvjp(lambda a: (jax.device_put(a, dst), None), lambda _, g: (jax.device_put(g, src),))
+    return call_jax(move, x)
