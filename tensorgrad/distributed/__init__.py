@@ -37,6 +37,9 @@ import os
 import jax
 import numpy as np
 
+from .._api.random import default_generator
+from .._tensor import dispatch
+
 
 NOT_INITIALIZED = "Default process group has not been initialized, please make sure to call init_process_group."
 
@@ -195,7 +198,6 @@ def _connect(address, world_size, rank, backend, timeout):
             raise RuntimeError(f"JAX's distributed runtime is already connected as process {jax.process_index()} of "
                                f"{jax.process_count()}, not rank {rank} of {world_size}")
         return
-    from .._api.random import default_generator
     key = np.asarray(default_generator._state._data) if xla_bridge.backends_are_initialized() else None
     if key is not None:
         import jax.extend.backend
@@ -207,7 +209,6 @@ def _connect(address, world_size, rank, backend, timeout):
     if backend == "nccl" and local is not None:
         kwargs["local_device_ids"] = [int(local)]
     jax.distributed.initialize(address, world_size, rank, **kwargs)
-    from .._tensor import dispatch
     dispatch._SCALAR_ARRAYS.clear()
     if key is not None:
         default_generator._state._cell.value = jax.device_put(key)

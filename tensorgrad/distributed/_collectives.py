@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from .._api.joining import stack
 from .._cache import bounded_jit
 from .._tensor import Tensor
 from . import RedOpType, Work, _require
@@ -177,7 +178,6 @@ def reduce_scatter(output, input_list, op=RedOpType.SUM, group=None, async_op=Fa
         raise RuntimeError("invalid input tensor list size, must be world size")
     mine = input_list[jax.process_index()]
     if world > 1:
-        from .._api.joining import stack
         reduced = _across(stack(list(input_list)), op)[jax.process_index()]
     else:
         reduced = np.asarray(mine.detach()._data)

@@ -13,6 +13,7 @@ import jax
 import numpy as np
 from jax.sharding import Mesh
 
+from .._api.creation import tensor
 from .._device import device as _device_class
 
 
@@ -60,7 +61,6 @@ class DeviceMesh:
     @property
     def mesh(self):
         """The devices' indices in ``jax.devices()`` (PyTorch's tensor of ranks), as a tensor."""
-        from .._api.creation import tensor
         index = {d: i for i, d in enumerate(jax.devices())}
         ids = np.vectorize(lambda d: index[d], otypes=[np.int64])(self.jax_mesh.devices)
         axes = list(self.jax_mesh.axis_names)
