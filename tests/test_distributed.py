@@ -131,3 +131,11 @@ def test_two_processes_as_torchrun_starts_them():
         assert res["all_gather"] == [[0.0, 0.0], [1.0, 1.0]]
         assert res["broadcast"] == [6.0, 6.0]
         assert res["ddp_vs_single"] < 1e-6
+
+
+def test_data_parallel_example_smoke():
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "data_parallel.py"), "--devices", "2",
+                          "--steps", "2"], env=_env(MASTER_PORT=str(_free_port())), capture_output=True, text=True,
+                         timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    assert run.stdout.count("losses equal one device's: True") == 4, run.stdout
