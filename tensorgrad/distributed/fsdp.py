@@ -11,14 +11,15 @@ mesh when it divides evenly, so the batch is data parallel, as FSDP's is.
 
 The module's class becomes ``FSDP<Class>`` (a subclass, as PyTorch's ``FSDPModule``). A dim 0
 not divisible by the mesh size is refused before any parameter is touched (PyTorch pads it); a
-0-d parameter is replicated. One process only: with several, use ``DistributedDataParallel``.
+0-d parameter is replicated. A parameter that ``parallelize_module`` placed on another dimension
+of the same mesh (``mesh["tp"]`` beside ``mesh["dp"]``) is sharded over both (2-d parallelism).
+One process only: with several, use ``DistributedDataParallel``.
 """
 
 import jax
-from jax.sharding import NamedSharding
 
 from .device_mesh import DeviceMesh, init_device_mesh
-from .tensor import DTensor, Replicate, Shard, _check_placements, _as_dtensor, pin, plain_compute, spec_of
+from .tensor import DTensor, Replicate, Shard, _check_placements, place_parameter, plain_compute
 from .tensor import _resharded_input as _shard_batch
 
 
@@ -40,7 +41,7 @@ class FSDPModule:
         """Nothing to do: XLA gathers the parameters inside each program."""
 
 
-_CLASSES = {}
+_MODULE_CLASSES = {}
 
 
 def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placement_fn=None, mp_policy=None,
@@ -60,27 +61,30 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
         mesh = init_device_mesh(jax.devices()[0].platform.replace("gpu", "cuda"), (len(jax.devices()),))
     if not isinstance(mesh, DeviceMesh):
         raise TypeError(f"fully_shard(mesh=...) expects a DeviceMesh, got {type(mesh).__name__}")
-    params = [p for p in module.parameters() if not isinstance(p, DTensor)]
     plans = []
-    for p in params:        # every check before any parameter is sharded
-        placements = (Shard(0),) * mesh.ndim if p.dim() > 0 else (Replicate(),) * mesh.ndim
-        plans.append((p, _check_placements(tuple(p.shape), mesh, placements)))
-    for p, placements in plans:
-        sharding = NamedSharding(mesh.jax_mesh, spec_of(tuple(p.shape), mesh, placements))
-        p._cell.value = jax.device_put(p._cell.value, sharding)
-        pin(p, sharding)
-        cls = type(p)
-        if not isinstance(p, DTensor):
-            sharded = _CLASSES.get(cls)
-            if sharded is None:
-                sharded = _CLASSES[cls] = type(cls.__name__, (DTensor, cls), {"__repr__": cls.__repr__})
-            _as_dtensor(p, mesh)
-            p.__class__ = sharded
+    for p in module.parameters():       # every check before any parameter is sharded
+        if isinstance(p, DTensor):      # placed by parallelize_module on a sub-mesh of the same JAX mesh
+            inner = p.device_mesh
+            if inner.jax_mesh == mesh.jax_mesh and set(mesh.dims) <= set(inner.dims):
+                continue                # sharded already (by a fully_shard of a submodule)
+            if inner.jax_mesh != mesh.jax_mesh or set(inner.dims) & set(mesh.dims):
+                raise ValueError(f"fully_shard: a parameter is already a DTensor on {inner!r}, which is not another "
+                                 f"dimension of {mesh!r}")
+            target = DeviceMesh(mesh.device_type, _jax_mesh=mesh.jax_mesh, _dims=mesh.dims + inner.dims)
+            placements = (Shard(0),) * mesh.ndim + tuple(p.placements)
+        else:
+            target = mesh
+            placements = (Shard(0),) * mesh.ndim
+        if p.dim() == 0:
+            placements = (Replicate(),) * target.ndim
+        plans.append((p, target, _check_placements(tuple(p.shape), target, placements)))
+    for p, target, placements in plans:
+        place_parameter(p, target, placements)
     cls = type(module)
     if not isinstance(module, FSDPModule):
-        wrapped = _CLASSES.get(cls)
+        wrapped = _MODULE_CLASSES.get(cls)
         if wrapped is None:
-            wrapped = _CLASSES[cls] = type(f"FSDP{cls.__name__}", (FSDPModule, cls), {})
+            wrapped = _MODULE_CLASSES[cls] = type(f"FSDP{cls.__name__}", (FSDPModule, cls), {})
         module.__class__ = wrapped
     module._fsdp_mesh = mesh
     return module

@@ -19,6 +19,7 @@ import tensorgrad.distributed as dist  # noqa: E402
 from tensorgrad.distributed.device_mesh import init_device_mesh  # noqa: E402
 from tensorgrad.distributed.fsdp import fully_shard  # noqa: E402
 from tensorgrad.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor  # noqa: E402
+from tensorgrad.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module  # noqa: E402
 from tensorgrad.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 
 assert len(jax.devices()) == 8
@@ -88,6 +89,16 @@ for compiled in (False, True):
     g = fully_shard(make(), mesh=mesh24)
     same(g, train(g, compiled))
     assert g[0].weight.placements == (Shard(0), Shard(0))
+    # data x tensor parallel on the 2x4 mesh: Colwise/Rowwise over "tp", then FSDP over "dp"
+    t2 = make()
+    parallelize_module(t2, mesh24["tp"], {"0": ColwiseParallel(), "2": RowwiseParallel()})
+    assert [p.placements for p in t2.parameters()] == [(Shard(0),), (Shard(0),), (Shard(1),), (Replicate(),)]
+    assert type(t2[0]).__name__ == "Linear"
+    fully_shard(t2, mesh=mesh24["dp"])
+    assert [p.placements for p in t2.parameters()] == [(Shard(0), Shard(0)), (Shard(0), Shard(0)),
+                                                       (Shard(0), Shard(1)), (Shard(0), Replicate())]
+    assert t2[2].weight._data.sharding.spec == jax.sharding.PartitionSpec("dp", "tp")
+    same(t2, train(t2, compiled))
 
 # a sharded checkpoint (gathered on save) reloads on a mesh of another shape
 buffer = io.BytesIO()
@@ -143,6 +154,11 @@ odd = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Linear(8, 3))
 raises(ValueError, "size 3, not divisible by 8", lambda: fully_shard(odd, mesh=mesh8))
 assert not any(isinstance(q, DTensor) or len(q._data.devices()) > 1 for q in odd.parameters())
 assert type(odd).__name__ == "Sequential"
+
+raises(NotImplementedError, "only support nn.Linear and nn.Embedding",
+       lambda: parallelize_module(make(), mesh24["tp"], {"1": ColwiseParallel()}))
+raises(ValueError, "Tensor Parallel only accepts a 1D DeviceMesh",
+       lambda: parallelize_module(make(), mesh24, {"0": ColwiseParallel()}))
 
 # collectives on one process are the identity
 t = torch.ones(3)

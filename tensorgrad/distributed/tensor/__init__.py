@@ -286,7 +286,8 @@ def _partial_scale(mesh, placements):
 # ---------------------------------------------------------------------- making DTensors
 
 def _as_dtensor(t, mesh, placements=None):
-    t.__class__ = DTensor
+    if not isinstance(t, DTensor):
+        t.__class__ = DTensor
     t._mesh = mesh
     if placements is not None and any(p.is_partial() for p in placements):
         t._placements = tuple(placements)
@@ -358,6 +359,25 @@ def distribute_tensor(tensor, device_mesh=None, placements=None, *, src_data_ran
     out = _wrap(array, requires_grad=tensor.requires_grad)
     pin(out, sharding)
     return _as_dtensor(out, device_mesh, placements)
+
+
+_PARAM_CLASSES = {}
+
+
+def place_parameter(p, mesh, placements):
+    """Make the parameter ``p`` (in place) a DTensor on ``mesh`` with ``placements`` (checked):
+    its storage is resharded and pinned, its class a DTensor subclass of its own class."""
+    sharding = NamedSharding(mesh.jax_mesh, spec_of(tuple(p.shape), mesh, placements))
+    pin(p, sharding)
+    p._cell.value = jax.device_put(p._cell.value, sharding)
+    cls = type(p)
+    if not isinstance(p, DTensor):
+        sharded = _PARAM_CLASSES.get(cls)
+        if sharded is None:
+            sharded = _PARAM_CLASSES[cls] = type(cls.__name__, (DTensor, cls), {"__repr__": cls.__repr__})
+        p.__class__ = sharded
+    _as_dtensor(p, mesh)
+    return p
 
 
 def pin(t, sharding):
