@@ -105,6 +105,38 @@ def test_init_process_group_errors_and_world_of_one(monkeypatch):
     assert not dist.is_initialized()
 
 
+def test_functional_collectives_as_pytorch_on_one_process(monkeypatch):
+    torch = pytest.importorskip("torch")
+    import torch.distributed as tdist
+    import torch.distributed.nn.functional as TF
+    import tensorgrad.distributed.nn.functional as F
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", str(_free_port()))
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    ours = not tdist.is_initialized()
+    if ours:
+        tdist.init_process_group("gloo", rank=0, world_size=1, store=tdist.HashStore())
+    try:
+        results = []
+        for mod, fn in ((tg, F), (torch, TF)):
+            x = mod.tensor([1., 2., 3.], requires_grad=True)
+            with pytest.warns(FutureWarning, match="torch.distributed.nn.functional.all_reduce is deprecated"):
+                y = fn.all_reduce(x)
+            with pytest.warns(FutureWarning):
+                g = fn.all_gather(x)
+            with pytest.warns(FutureWarning):
+                b = fn.broadcast(x, 0)
+            with pytest.warns(FutureWarning):
+                r = fn.reduce_scatter(mod.zeros(3), [x])
+            ((y * 2).sum() + (g[0] * 3).sum() + (b * 5).sum() + (r * 7).sum()).backward()
+            results.append(([type(t.grad_fn).__name__ for t in (y, g[0], b, r)], x.grad.tolist(), y is x))
+        assert results[0] == results[1]
+    finally:
+        dist.destroy_process_group()
+        if ours:
+            tdist.destroy_process_group()
+
+
 def test_eight_devices():
     """DDP, FSDP, a 2x4 mesh, DTensor semantics, checkpoint reload, compile: check_8dev.py."""
     run = subprocess.run([sys.executable, os.path.join(HERE, "distributed_8dev", "check_8dev.py")],
@@ -130,6 +162,10 @@ def test_two_processes_as_torchrun_starts_them():
         assert res["all_reduce"] == [3.0] * 3
         assert res["all_gather"] == [[0.0, 0.0], [1.0, 1.0]]
         assert res["broadcast"] == [6.0, 6.0]
+        assert res["functional"] == [3.0, 3.0]
+        # all_reduce's backward sums the ranks' gradients (2 * (rank + 1)); all_gather's gives this
+        # rank's slot's summed gradient ((10 if rank 0 else 1) * 2 ranks * (rank + 1))
+        assert res["functional_grad"] == [2.0 * (r + 1) + (10 if r == 0 else 1) * 2 * (r + 1)] * 2
         assert res["ddp_vs_single"] < 1e-6
 
 

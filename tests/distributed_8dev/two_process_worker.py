@@ -5,11 +5,13 @@ results as JSON."""
 
 import json
 import os
+import warnings
 
 import numpy as np
 
 import tensorgrad as torch
 import tensorgrad.distributed as dist
+import tensorgrad.distributed.nn.functional as F
 from tensorgrad.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -21,6 +23,13 @@ dist.all_gather(gathered, torch.full((2,), float(rank)))
 b = torch.full((2,), float(rank + 5))
 dist.broadcast(b, src=1)
 dist.barrier()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)
+    x = torch.ones(2, requires_grad=True)
+    reduced = F.all_reduce(x * (rank + 1))
+    reduced.sum().backward()
+    pieces = F.all_gather(x * (rank + 1))
+    (pieces[0] * 10 + pieces[1]).sum().backward()
 
 
 def make():
@@ -42,5 +51,5 @@ opt1.step()
 diff = max(float(np.abs(p.detach().numpy() - q.detach().numpy()).max())
            for p, q in zip(model.parameters(), single.parameters()))
 print(json.dumps({"rank": rank, "world": world, "all_reduce": t.tolist(), "all_gather": [g.tolist() for g in gathered],
-                  "broadcast": b.tolist(), "ddp_vs_single": diff, "local_rank": int(os.environ["LOCAL_RANK"])}))
+                  "broadcast": b.tolist(), "functional": reduced.tolist(), "functional_grad": x.grad.tolist(), "ddp_vs_single": diff, "local_rank": int(os.environ["LOCAL_RANK"])}))
 dist.destroy_process_group()
