@@ -175,3 +175,42 @@ def test_data_parallel_example_smoke():
                          timeout=240)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert run.stdout.count("losses equal one device's: True") == 4, run.stdout
+
+
+def test_dtensor_semantics_against_pytorch_on_a_one_device_mesh(monkeypatch):
+    """On one device both libraries can build a mesh: placements, values, leaves and errors agree."""
+    torch = pytest.importorskip("torch")
+    import torch.distributed as tdist
+    from torch.distributed.device_mesh import init_device_mesh as t_mesh
+    from torch.distributed import tensor as T
+    from tensorgrad.distributed.device_mesh import init_device_mesh
+    from tensorgrad.distributed import tensor as D
+    ours = not tdist.is_initialized()
+    if ours:
+        tdist.init_process_group("gloo", rank=0, world_size=1, store=tdist.HashStore())
+    try:
+        seen = []
+        for mod, mesh_of, api in ((tg, init_device_mesh, D), (torch, t_mesh, T)):
+            mesh = mesh_of("cpu", (1,), mesh_dim_names=("dp",))
+            x = mod.arange(6.).reshape(2, 3).requires_grad_()
+            d = api.distribute_tensor(x, mesh, [api.Shard(-1)])
+            r = d.redistribute(mesh, [api.Replicate()])
+            p = api.DTensor.from_local(mod.ones(2), mesh, [api.Partial()])
+            (r.full_tensor() * 2).sum().backward()
+            row = [d.placements, r.placements, (d * 2).placements, type(d * 2).__name__, d.is_leaf, d.requires_grad,
+                   d.grad_fn is None, x.grad is None, d.grad.placements, d.grad.full_tensor().tolist(),
+                   p.placements, p.full_tensor().tolist(), p.redistribute(mesh, [api.Replicate()]).placements,
+                   mesh.shape, mesh.ndim, mesh.mesh_dim_names, str(api.Shard(0)), repr(api.Partial("max")),
+                   api.Shard(1) == api.Shard(1), hash(api.Replicate())]
+            for fn in (lambda: api.distribute_tensor(x, mesh, [api.Shard(0), api.Shard(1)]),
+                       lambda: api.distribute_tensor(x, mesh, [api.Shard(2)]),
+                       lambda: d.redistribute(mesh, [api.Partial()]),
+                       lambda: p.redistribute(mesh, [api.Partial("max")])):
+                row.append(_message(fn))
+            mixed = _message(lambda: d + mod.ones(2, 3))
+            row.append((mixed[0], mixed[1].split(" got ")[1]))       # PyTorch names the overload (aten.add.Tensor)
+            seen.append([repr(v) for v in row])
+        assert seen[0] == seen[1]
+    finally:
+        if ours:
+            tdist.destroy_process_group()

@@ -26,6 +26,11 @@ its devices):
   Partial until it is redistributed, and ``to_local()`` gives the partial value of one device
   (the value divided by the mesh size for ``sum``, the value for ``avg``/``max``/``min``).
   As in PyTorch, redistributing to Partial is refused.
+* An op's result is never Partial: where PyTorch leaves a reduction over a sharded dimension
+  pending (``d.sum()`` of a ``Shard(0)`` tensor is ``Partial(sum)``), XLA reduces it and the
+  result reads as Replicate.
+* ``.grad`` of a DTensor is a DTensor on its mesh, whose placements are its array's (XLA's
+  choice for the gradient, usually the parameter's).
 * A dimension not divisible by the mesh size is refused (``ValueError`` naming the dimension
   and the sizes) where PyTorch pads the last shards unevenly (``torch.chunk``): JAX's sharded
   arrays are even. Nothing is placed when a placement is refused.
