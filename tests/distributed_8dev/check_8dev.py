@@ -7,6 +7,7 @@ semantics; a sharded checkpoint reloads on another mesh; bad input raises before
 sharded. Prints "ok" at the end.
 """
 
+import copy
 import io
 import os
 
@@ -109,6 +110,13 @@ h.load_state_dict(torch.load(buffer))
 for p, q in zip(f.parameters(), h.parameters()):
     np.testing.assert_array_equal(full(q), full(p))
     assert q.placements == (Shard(0), Shard(0)) and q._data.sharding.spec[0] == ("dp", "tp")
+
+# a copy of a sharded module is sharded alike; detach keeps a DTensor
+twin = copy.deepcopy(h)
+assert type(twin).__name__ == "FSDPSequential" and all(
+    isinstance(q, DTensor) and isinstance(q, torch.nn.Parameter) and q.placements == p.placements
+    and q._data.sharding == p._data.sharding for p, q in zip(h.parameters(), twin.parameters()))
+assert type(h[0].weight.detach()) is DTensor and h.state_dict()["0.weight"].placements == (Shard(0), Shard(0))
 
 # placements and redistribute, as PyTorch's documented semantics
 x = torch.arange(64.).reshape(8, 8).requires_grad_()

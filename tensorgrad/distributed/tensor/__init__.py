@@ -187,6 +187,27 @@ class DTensor(Tensor):
         out = call_jax(tile, local_tensor)
         return _as_dtensor(out, device_mesh, placements)
 
+    def detach(self):
+        """A DTensor sharing storage, cut from the graph (PyTorch's detach of a DTensor is one)."""
+        return _as_dtensor(Tensor.detach(self), self._mesh, self._placements)
+
+    def __deepcopy__(self, memo):
+        """A copy of the same class, placements and (for a leaf of ``distribute_tensor``) pinned
+        sharding; as Tensor's deepcopy, a leaf copy keeps requires_grad and ``.grad``."""
+        if id(self) in memo:
+            return memo[id(self)]
+        t = _wrap(self._data, self._rg and self.is_leaf)
+        t.__class__ = type(self)
+        t._mesh = self._mesh
+        if self._placements is not None:
+            t._placements = self._placements
+        if type(self._cell) is ShardedCell:
+            pin(t, self._cell.host)
+        if self._grad is not None:
+            t._grad = _wrap(self._grad._data)
+        memo[id(self)] = t
+        return t
+
     def __repr__(self):
         return (f"DTensor(local_tensor={self.to_local().detach()!r}, device_mesh={self._mesh!r}, "
                 f"placements={self.placements!r})")
