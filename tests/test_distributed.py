@@ -145,12 +145,12 @@ def test_eight_devices():
     assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stdout + run.stderr[-4000:]
 
 
-def test_two_processes_as_torchrun_starts_them():
+def test_two_processes_as_torchrun_starts_them(tmp_path):
     port = str(_free_port())
     worker = os.path.join(HERE, "distributed_8dev", "two_process_worker.py")
     procs = [subprocess.Popen([sys.executable, worker], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=_env(MASTER_ADDR="127.0.0.1", MASTER_PORT=port, RANK=str(r), WORLD_SIZE="2",
-                                       LOCAL_RANK=str(r)))
+                                       LOCAL_RANK=str(r), CKPT_DIR=str(tmp_path)))
              for r in range(2)]
     results = []
     for p in procs:
@@ -167,6 +167,7 @@ def test_two_processes_as_torchrun_starts_them():
         # rank's slot's summed gradient ((10 if rank 0 else 1) * 2 ranks * (rank + 1))
         assert res["functional_grad"] == [2.0 * (r + 1) + (10 if r == 0 else 1) * 2 * (r + 1)] * 2
         assert res["ddp_vs_single"] < 1e-6
+        assert res["reloaded"] == 0.0 and res["files"] == [".metadata", "__0_0.distcp", "__1_0.distcp"]
 
 
 def test_data_parallel_example_smoke():

@@ -111,6 +111,25 @@ for p, q in zip(f.parameters(), h.parameters()):
     np.testing.assert_array_equal(full(q), full(p))
     assert q.placements == (Shard(0), Shard(0)) and q._data.sharding.spec[0] == ("dp", "tp")
 
+# distributed.checkpoint: one file per process, shards not gathered; loads onto another mesh shape
+import tempfile  # noqa: E402
+import tensorgrad.distributed.checkpoint as dcp  # noqa: E402
+with tempfile.TemporaryDirectory() as folder:
+    dcp.save(f.state_dict(), checkpoint_id=folder)
+    assert sorted(os.listdir(folder)) == [".metadata", "__0_0.distcp"]
+    k = fully_shard(torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)),
+                    mesh=mesh24)
+    state = k.state_dict()
+    dcp.load(state, checkpoint_id=folder)
+    k.load_state_dict(state)
+    plain = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8))
+    state = plain.state_dict()
+    dcp.load(state, checkpoint_id=folder)
+    for p, q, r in zip(f.parameters(), k.parameters(), plain.parameters()):
+        np.testing.assert_array_equal(full(q), full(p))
+        np.testing.assert_array_equal(r.detach().numpy(), full(p))
+        assert q._data.sharding.spec[0] == ("dp", "tp")
+
 # a copy of a sharded module is sharded alike; detach keeps a DTensor
 twin = copy.deepcopy(h)
 assert type(twin).__name__ == "FSDPSequential" and all(

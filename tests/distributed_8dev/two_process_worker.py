@@ -48,8 +48,16 @@ single = make()         # one process on the whole batch
 opt1 = torch.optim.SGD(single.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(single(xs.reshape(12, 4)), ys.reshape(12, 2)).backward()
 opt1.step()
+import tensorgrad.distributed.checkpoint as dcp  # noqa: E402
+dcp.save(model.module.state_dict(), checkpoint_id=os.environ["CKPT_DIR"])
+fresh = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+state = fresh.state_dict()
+dcp.load(state, checkpoint_id=os.environ["CKPT_DIR"])
+reloaded = max(float(np.abs(p.detach().numpy() - q.detach().numpy()).max())
+               for p, q in zip(model.parameters(), fresh.parameters()))
+files = sorted(os.listdir(os.environ["CKPT_DIR"]))
 diff = max(float(np.abs(p.detach().numpy() - q.detach().numpy()).max())
            for p, q in zip(model.parameters(), single.parameters()))
 print(json.dumps({"rank": rank, "world": world, "all_reduce": t.tolist(), "all_gather": [g.tolist() for g in gathered],
-                  "broadcast": b.tolist(), "functional": reduced.tolist(), "functional_grad": x.grad.tolist(), "ddp_vs_single": diff, "local_rank": int(os.environ["LOCAL_RANK"])}))
+                  "broadcast": b.tolist(), "functional": reduced.tolist(), "functional_grad": x.grad.tolist(), "ddp_vs_single": diff, "reloaded": reloaded, "files": files, "local_rank": int(os.environ["LOCAL_RANK"])}))
 dist.destroy_process_group()
