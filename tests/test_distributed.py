@@ -167,6 +167,7 @@ def test_two_processes_as_torchrun_starts_them(tmp_path):
         # rank's slot's summed gradient ((10 if rank 0 else 1) * 2 ranks * (rank + 1))
         assert res["functional_grad"] == [2.0 * (r + 1) + (10 if r == 0 else 1) * 2 * (r + 1)] * 2
         assert res["ddp_vs_single"] < 1e-6
+        assert res["no_sync"] < 1e-6 and res["unsynced"] > 1e-3     # local inside no_sync, averaged after
         assert res["reloaded"] == 0.0 and res["files"] == [".metadata", "__0_0.distcp", "__1_0.distcp"]
 
 

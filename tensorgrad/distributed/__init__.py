@@ -224,6 +224,19 @@ def destroy_process_group(group=None):
     _GROUP.update(on=False, backend=None, name="")
 
 
+class group:
+    """``dist.group.WORLD``: the default group, which tensorgrad's functions name as None."""
+    WORLD = None
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
+              group_desc=None, device_id=None):
+    """Not supported: tensorgrad has only the default process group (XLA's collectives over a
+    mesh take the place of subgroups: see ``device_mesh``)."""
+    raise NotImplementedError("tensorgrad.distributed has only the default process group: new_group is not "
+                              "supported (shard over a DeviceMesh dimension instead)")
+
+
 def _check_group(group):
     if group is not None:
         raise NotImplementedError("tensorgrad.distributed supports only the default process group (group=None)")
@@ -272,5 +285,5 @@ __all__ = [
     "ReduceOp", "Work", "is_available", "is_initialized", "init_process_group", "destroy_process_group", "get_rank",
     "get_world_size", "get_backend", "get_node_local_rank", "all_reduce", "all_gather", "all_gather_into_tensor",
     "reduce_scatter", "reduce_scatter_tensor", "broadcast", "barrier", "is_gloo_available", "is_nccl_available",
-    "is_mpi_available",
+    "is_mpi_available", "group", "new_group",
 ]

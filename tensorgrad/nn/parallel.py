@@ -15,6 +15,8 @@ change nothing here: XLA schedules the reductions. Arguments that would change t
 one process the step cannot run inside ``tensorgrad.compile`` (the gradient all-reduce is eager).
 """
 
+import contextlib
+
 import jax
 from jax.sharding import NamedSharding, PartitionSpec
 
@@ -58,6 +60,7 @@ class DistributedDataParallel(Module):
         self.module = module
         self.device_mesh = device_mesh
         self.broadcast_buffers = broadcast_buffers
+        self._sync = True
         replicated = NamedSharding(device_mesh.jax_mesh, PartitionSpec())
         world = jax.process_count()
         for t in list(module.parameters()) + list(module.buffers()):
@@ -66,7 +69,7 @@ class DistributedDataParallel(Module):
             t._cell.value = jax.device_put(t._cell.value, replicated)
             pin(t, replicated)
             if world > 1 and t.requires_grad:
-                t.register_post_accumulate_grad_hook(_average_grad)
+                t.register_post_accumulate_grad_hook(self._average_grad)
 
     def forward(self, *inputs, **kwargs):
         mesh = self.device_mesh
@@ -74,10 +77,24 @@ class DistributedDataParallel(Module):
         kwargs = {k: _resharded_input(v, mesh) for k, v in kwargs.items()}
         return self.module(*inputs, **kwargs)
 
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Backwards inside accumulate gradients without averaging them across processes; the
+        first backward after it averages the accumulated ones (as PyTorch's). Within one process
+        XLA's gradients are whole already, so there it changes nothing."""
+        was = self._sync
+        self._sync = False
+        try:
+            yield
+        finally:
+            self._sync = was
 
-def _average_grad(param):
-    """Average ``param.grad`` over the processes (PyTorch's DDP reducer, one tensor at a time)."""
-    _dist.all_reduce(param.grad, op=_dist.ReduceOp.AVG)
+    def _average_grad(self, param):
+        """Average ``param.grad`` over the processes (PyTorch's reducer, one tensor at a time)."""
+        if self._sync:
+            _dist.all_reduce(param.grad, op=_dist.ReduceOp.AVG)
+
+
 
 
 __all__ = ["DistributedDataParallel"]

@@ -48,6 +48,18 @@ single = make()         # one process on the whole batch
 opt1 = torch.optim.SGD(single.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(single(xs.reshape(12, 4)), ys.reshape(12, 2)).backward()
 opt1.step()
+# no_sync: the first backward stays local, the next one averages the accumulated gradients
+opt.zero_grad()
+opt1.zero_grad()
+with model.no_sync():
+    torch.nn.functional.mse_loss(model(xs[rank]), ys[rank]).backward()
+local_only = [p.grad.clone() for p in model.parameters()]
+torch.nn.functional.mse_loss(model(xs[rank]), ys[rank]).backward()
+torch.nn.functional.mse_loss(single(xs.reshape(12, 4)), ys.reshape(12, 2)).backward()
+no_sync = max(float(np.abs(p.grad.numpy() - 2 * q.grad.numpy()).max())
+              for p, q in zip(model.parameters(), single.parameters()))
+unsynced = max(float(np.abs(g.numpy() - q.grad.numpy()).max()) for g, q in zip(local_only, single.parameters()))
+
 import tensorgrad.distributed.checkpoint as dcp  # noqa: E402
 dcp.save(model.module.state_dict(), checkpoint_id=os.environ["CKPT_DIR"])
 fresh = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
@@ -59,5 +71,5 @@ files = sorted(os.listdir(os.environ["CKPT_DIR"]))
 diff = max(float(np.abs(p.detach().numpy() - q.detach().numpy()).max())
            for p, q in zip(model.parameters(), single.parameters()))
 print(json.dumps({"rank": rank, "world": world, "all_reduce": t.tolist(), "all_gather": [g.tolist() for g in gathered],
-                  "broadcast": b.tolist(), "functional": reduced.tolist(), "functional_grad": x.grad.tolist(), "ddp_vs_single": diff, "reloaded": reloaded, "files": files, "local_rank": int(os.environ["LOCAL_RANK"])}))
+                  "broadcast": b.tolist(), "functional": reduced.tolist(), "functional_grad": x.grad.tolist(), "ddp_vs_single": diff, "reloaded": reloaded, "no_sync": no_sync, "unsynced": unsynced, "files": files, "local_rank": int(os.environ["LOCAL_RANK"])}))
 dist.destroy_process_group()
