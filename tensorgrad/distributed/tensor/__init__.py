@@ -131,7 +131,7 @@ class DTensor(Tensor):
             return jax.device_put(a[index] * scale if scale != 1 else a[index], device)
 
         with _plain():
-            return _plain_tensor(call_jax(local, _plain_view(self)))
+            return _plain_tensor(call_jax(local, self))
 
     def full_tensor(self, *, grad_placements=None):
         """The whole tensor, replicated on the mesh, as a plain tensor; differentiable."""
@@ -325,11 +325,6 @@ def _plain_tensor(t):
     t.__class__ = Tensor
     t.__dict__.pop("_mesh", None)
     t.__dict__.pop("_placements", None)
-    return t
-
-
-def _plain_view(t):
-    """``t`` as an op input that the DTensor hook lets through (inside ``_plain()``)."""
     return t
 
 
