@@ -89,6 +89,7 @@ from . import backends as backends
 from . import optim as optim
 from . import utils as utils
 from . import distributions as distributions
+from . import distributed as distributed
 from .serialization import save as save, load as load
 from ._compile_api import compile as compile
 from ._cache import set_limits as set_cache_limits, stats as cache_stats

@@ -57,6 +57,10 @@ _autocast.on_autocast(_set_autocasting)
 
 _NUMBER = (int, float, complex, np.number, np.bool_)
 
+# Set by tensorgrad.distributed.tensor once a DTensor exists: ``hook(op, args, cfg, view_result)``
+# runs an op with a DTensor argument (its results are DTensors) or returns NotImplemented.
+_DISTRIBUTED = None
+
 
 _SCALAR_ARRAY_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 _SCALAR_ARRAYS = {}
@@ -149,6 +153,10 @@ def apply(op, args, cfg=(), *, _view_result=True):
     """
     if _SWEEP["traced"] >= SWEEP_EVERY:      # JAX's tracing caches are due to be emptied
         sweep_if_due()
+    if _DISTRIBUTED is not None:
+        out = _DISTRIBUTED(op, args, cfg, _view_result)
+        if out is not NotImplemented:
+            return out
     if _AUTOCASTING:
         args = _autocast.cast_args(op.name, args, Tensor)
     arrays = []

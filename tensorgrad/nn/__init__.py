@@ -14,3 +14,4 @@ from .modules import *  # noqa: F401,F403  (every module class, listed in module
 from .modules import Module as Module
 from . import init as init
 from . import utils as utils
+from . import parallel as parallel

@@ -71,7 +71,7 @@ def step_group(opt, index, group):
         return False
     hyper = tuple((k, v) for k, v in group.items() if k != "params")
     try:
-        key = ("optimizer step", fused["token"], index, tuple((v.shape, v.dtype) for v in values),
+        key = ("optimizer step", fused["token"], index, tuple((v.shape, v.dtype, v.sharding) for v in values),
                config_key(tuple(v for _, v in hyper if isinstance(v, (int, float, bool)))),
                repr(hyper), repr(statics), tuple(len(opt.state.get(p, ())) for p in params))
     except TypeError:
