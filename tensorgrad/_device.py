@@ -260,7 +260,9 @@ def host_copy(arr):
     devices = arr.sharding.device_set
     if len(devices) != 1 or next(iter(devices)).platform != "cpu":
         return None
-    return jax.device_put(np.array(arr, copy=True), arr.sharding)
+    # placed as ``arr`` is: an array never placed explicitly stays uncommitted (a committed one
+    # would make every kernel it reaches compile again, for committed arguments)
+    return jax.device_put(np.array(arr, copy=True), arr.sharding if arr.committed else None)
 
 
 @bounded_jit(static_argnums=(0,))

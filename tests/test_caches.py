@@ -479,6 +479,9 @@ def test_a_clone_without_a_node_compiles_nothing_and_is_a_copy_without_torch():
         copy = fresh.clone()
         view_copy = view.clone()
     assert seen.names == []
+    # placed as their sources: an uncommitted array's copy stays uncommitted (a committed one would
+    # make every kernel it reaches compile once more)
+    assert not copy._data.committed and not fresh._data.committed
     assert view_copy.shape == (n, 2) and view_copy[1].tolist() == [1.0, n + 1.0]
     kept = copy.tolist()
     copy_of_copy = copy.clone()

@@ -113,3 +113,33 @@ def test_a_new_program_compiles_behind_the_step_or_in_it(background, monkeypatch
         (q * q * (k + 1)).sum().backward()
         eager.step()
         np.testing.assert_allclose(values[k], q.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(momentum, monkeypatch):
+    """SGD's first step with momentum only makes the buffers (and without momentum nothing ran
+    before): an eager step meanwhile would compile its own kernels per parameter shape, so the
+    first program compiles in the step even with background compiles on; Adam's first step runs
+    its whole update, so its program compiles behind (the test above)."""
+    from tensorgrad._autograd import engine
+    monkeypatch.setitem(engine.BACKGROUND, "on", True)
+    p = tg.nn.Parameter(tg.ones(6, 5))
+    opt = tg.optim.SGD([p], lr=0.1, momentum=momentum)
+    first_fused = 1 if momentum else 0
+    values = []
+    for k in range(3):
+        opt.zero_grad()
+        (p * p * (k + 1)).sum().backward()
+        opt.step()
+        values.append(p.detach().numpy().copy())
+        programs = list(opt._fused["programs"].values())
+        if k == first_fused:
+            assert len(programs) == 1 and programs[0].run is not None and programs[0].pending is None
+    monkeypatch.setattr(_fused, "FUSED_TYPES", {})
+    q = tg.nn.Parameter(tg.ones(6, 5))
+    eager = tg.optim.SGD([q], lr=0.1, momentum=momentum)
+    for k in range(3):
+        eager.zero_grad()
+        (q * q * (k + 1)).sum().backward()
+        eager.step()
+        np.testing.assert_allclose(values[k], q.detach().numpy(), rtol=1e-6)

@@ -180,7 +180,7 @@ def _same_array_kind(input, val):
     new, old = val._data, input._data
     if isinstance(new, jax.core.Tracer) or isinstance(old, jax.core.Tracer) or is_meta(new) or is_meta(old):
         return None
-    return new if new.sharding == old.sharding else None
+    return new if new.sharding == old.sharding and new.committed == old.committed else None
 
 
 def _size_mismatch(a, b):

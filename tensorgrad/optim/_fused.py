@@ -8,7 +8,11 @@ with the parameters, their gradients and their state lifted into one program (th
 tracers in this thread's overlay only, as ``tensorgrad.compile`` lifts them), and later steps
 run that program and write back what it wrote, with the version counters the eager ops would
 have moved. A new program is traced in the step and compiled on a background thread (as the
-fused backward is, ``TENSORGRAD_BACKGROUND_COMPILE``); steps run eagerly until it is ready.
+fused backward is, ``TENSORGRAD_BACKGROUND_COMPILE``); steps run eagerly until it is ready. But
+the optimizer's first program compiles in the step while its eager update has never run with the
+state complete: those eager steps would compile a kernel per op and parameter shape of their
+own (SGD with momentum: its first step only makes the buffers, so its second would compile the
+buffer updates, about twice what the one program costs).
 
 It serves the optimizers listed in ``FUSED_TYPES`` (exactly those classes: a subclass may
 override anything), steps whose state already exists (the first step creates it eagerly) and
@@ -31,19 +35,22 @@ from .._storage.overlay import Overlay
 from .._tensor import Tensor
 
 MAX_PROGRAMS = 8
-# class -> ready(group, state): whether a parameter's state is complete (filled by sgd.py, adam.py)
+# class -> (ready(group, state): whether a parameter's state is complete, whether the step that
+# creates the state also runs the whole update): filled by sgd.py and adam.py
 FUSED_TYPES = {}
 
 
 def step_group(opt, index, group):
     """Run ``opt._update(group)`` as one program; False when it must run eagerly."""
-    ready = FUSED_TYPES.get(type(opt))
+    spec = FUSED_TYPES.get(type(opt))
     fused = opt.__dict__.get("_fused")
     if fused is None:
-        # the token keys this optimizer's programs in the kernel cache (an id could be reused)
-        fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object()}
-    if ready is None or fused["off"] or watch.ACTIVE[0] or tracing():
+        # the token keys this optimizer's programs in the kernel cache (an id could be reused);
+        # "warm": an eager update has run with the state complete (its kernels are compiled)
+        fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object(), "warm": False}
+    if spec is None or fused["off"] or watch.ACTIVE[0] or tracing():
         return False
+    ready, first_step_updates = spec
     params = [p for p in group["params"] if p.grad is not None]
     if not params:
         return True
@@ -51,6 +58,7 @@ def step_group(opt, index, group):
     for p in params:
         state = opt.state.get(p, {})
         if not ready(group, state):
+            fused["warm"] = fused["warm"] or first_step_updates
             return False            # the first step creates the state eagerly
         tensors = [p, p.grad]
         for name in sorted(state):
@@ -89,7 +97,7 @@ def step_group(opt, index, group):
         jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced)
         entry.cells = cells
         lowered = jitted.lower(values)      # the trace runs here, in the step's own thread
-        if BACKGROUND["on"]:
+        if BACKGROUND["on"] and fused["warm"]:
             _compile_behind(fused, entry, lowered)
             return False
         entry.run = lowered.compile()

@@ -50,4 +50,5 @@ class SGD(Optimizer):
 
 
 # a step runs as one program once each parameter's momentum buffer exists (or without momentum)
-FUSED_TYPES[SGD] = lambda group, state: group["momentum"] == 0 or "momentum_buffer" in state
+# (its first step with momentum only makes the buffers)
+FUSED_TYPES[SGD] = (lambda group, state: group["momentum"] == 0 or "momentum_buffer" in state, False)
