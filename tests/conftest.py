@@ -1,8 +1,9 @@
 """pytest configuration for the test suite.
 
 ``--doctest-modules`` (set in pyproject.toml so that the package's docstring examples run with
-the tests) would import every Python file here; the seed tutorials in ``seeds/`` are scripts
-that ``test_seeds.py`` runs in subprocesses, so they are not collected.
+the tests) would import every Python file here; the seed tutorials in ``seeds/`` and the
+distributed checks in ``distributed_8dev/`` (8 simulated devices, two processes) are scripts that
+``test_seeds.py`` and ``test_distributed.py`` run in subprocesses, so they are not collected.
 
 Tests marked ``long`` (the fuzzer's long profile, the soak runs) are skipped in the default run;
 ``python -m pytest --long -m long -s`` runs just them.
@@ -17,7 +18,7 @@ import pytest
 # fresh processes with folders of their own.
 os.environ.setdefault("TENSORGRAD_COMPILATION_CACHE", "0")
 
-collect_ignore = ["seeds", "programs"]
+collect_ignore = ["seeds", "programs", "distributed_8dev"]
 
 
 def pytest_addoption(parser):

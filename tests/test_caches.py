@@ -448,24 +448,35 @@ def test_mask_writes_compile_once_whatever_the_count_of_trues_without_torch():
     assert type(h.grad_fn).__name__ == "IndexPutBackward0" and h.tolist() == [[2.0, 0.0, 2.0]] * 4
 
 
-def test_eager_kernels_compile_with_the_eager_options_and_nest_inside_traces_without_torch():
-    """Outside a trace an op's kernel compiles with XLA's eager options (its loop emitters on
-    the CPU); inside one (``jax.jit``, ``tensorgrad.compile``), where JAX refuses compiler
-    options, its plain twin is staged into the outer program."""
+def test_eager_kernels_compile_with_the_eager_options_where_the_bits_agree_without_torch():
+    """Outside a trace a kernel of exact arithmetic compiles with XLA's eager options (its loop
+    emitters on the CPU); one computing ``exp`` keeps XLA's defaults, whose exp(4.0) is the
+    correctly rounded 54.598148 (the loop emitters' is 54.598152); inside a trace (``jax.jit``,
+    ``tensorgrad.compile``), where JAX refuses compiler options, the plain twin is staged into the
+    outer program."""
     import jax
+    if _cache.eager_options() is None:
+        pytest.skip("JAX's default backend is not the CPU")
+
+    def kernel_of(name):
+        return next(e[0] for k, e in _cache.KERNELS._entries.items()
+                    if isinstance(k, tuple) and getattr(k[0], "name", None) == name)
+
     n = next(_SHAPES)
     x = tg.ones(n)
     eager = (x * 3.5).tolist()
-    kernel = next(e[0] for k, e in _cache.KERNELS._entries.items() if getattr(k, "__getitem__", None)
-                  and getattr(k[0], "name", None) == "mul")
-    if _cache.eager_options() is None:
-        pytest.skip("JAX's default backend is not the CPU")
-    assert isinstance(kernel, _cache._TwoWay)
-    nested_before = kernel.nested._cache_size()
-    assert kernel.top._cache_size() >= 1
+    mul = kernel_of("mul")
+    assert isinstance(mul, _cache._TwoWay) and mul.safe and mul.fast._cache_size() >= 1
+    plain_before = mul.plain._cache_size()
     traced = jax.jit(lambda a: (tg.from_jax(a) * 3.5).jax())(jnp.ones(n, jnp.float32))
     assert traced.tolist() == eager
-    assert kernel.nested._cache_size() == nested_before     # staged, not compiled on its own
+    assert mul.plain._cache_size() == plain_before     # staged, not compiled on its own
+    assert tg.tensor([4.0, 6.0, 8.0]).exp().tolist() == [54.598148345947266, 403.4288024902344, 2980.9580078125]
+    assert kernel_of("exp").safe is False
+    assert not _cache.same_bits(jax.make_jaxpr(lambda a: jnp.exp(a) + 1)(1.0).jaxpr)
+    assert _cache.same_bits(jax.make_jaxpr(lambda a: jnp.maximum(a * 2, 0)[::2].sum(where=a[::2] > 0))(
+        jnp.ones(4)).jaxpr) is False                   # a sum's order is not
+    assert _cache.same_bits(jax.make_jaxpr(lambda a, b: jnp.maximum(a @ b, 0).max(0))(jnp.ones((2, 2)), jnp.ones((2, 2))).jaxpr)
 
 
 def test_a_clone_without_a_node_compiles_nothing_and_is_a_copy_without_torch():

@@ -9,10 +9,10 @@ tracers in this thread's overlay only, as ``tensorgrad.compile`` lifts them), an
 run that program and write back what it wrote, with the version counters the eager ops would
 have moved. A new program is traced in the step and compiled on a background thread (as the
 fused backward is, ``TENSORGRAD_BACKGROUND_COMPILE``); steps run eagerly until it is ready. But
-the optimizer's first program compiles in the step while its eager update has never run with the
-state complete: those eager steps would compile a kernel per op and parameter shape of their
-own (SGD with momentum: its first step only makes the buffers, so its second would compile the
-buffer updates, about twice what the one program costs).
+an optimizer whose first step does not run its whole update (SGD: with momentum it only makes
+the buffers) compiles its program in the step until an eager update has run with the state
+complete: eager steps meanwhile would compile a kernel per op and parameter shape of their own,
+about twice what the one program costs.
 
 It serves the optimizers listed in ``FUSED_TYPES`` (exactly those classes: a subclass may
 override anything), steps whose state already exists (the first step creates it eagerly) and
@@ -46,7 +46,8 @@ def step_group(opt, index, group):
     fused = opt.__dict__.get("_fused")
     if fused is None:
         # the token keys this optimizer's programs in the kernel cache (an id could be reused);
-        # "warm": an eager update has run with the state complete (its kernels are compiled)
+        # "warm": an eager update has run with the state complete (its kernels are compiled);
+        # an optimizer whose first step runs its whole update (Adam) counts as warm from the start
         fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object(), "warm": False}
     if spec is None or fused["off"] or watch.ACTIVE[0] or tracing():
         return False
@@ -58,7 +59,6 @@ def step_group(opt, index, group):
     for p in params:
         state = opt.state.get(p, {})
         if not ready(group, state):
-            fused["warm"] = fused["warm"] or first_step_updates
             return False            # the first step creates the state eagerly
         tensors = [p, p.grad]
         for name in sorted(state):
@@ -97,8 +97,9 @@ def step_group(opt, index, group):
         jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced)
         entry.cells = cells
         lowered = jitted.lower(values)      # the trace runs here, in the step's own thread
-        if BACKGROUND["on"] and fused["warm"]:
+        if BACKGROUND["on"] and (fused["warm"] or first_step_updates):
             _compile_behind(fused, entry, lowered)
+            fused["warm"] = True            # this step's eager update compiles its kernels
             return False
         entry.run = lowered.compile()
     outs = entry.run(values)
