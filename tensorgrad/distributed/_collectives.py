@@ -84,7 +84,11 @@ def _collect(rows, how, replicated):
 
 
 def _across(t, how):
-    """``t`` reduced (or, for ``how="gather"``, stacked) over the processes: a host array."""
+    """``t`` reduced (or, for ``how="gather"``, stacked) over the processes: a host array (with
+    one process, ``t``'s own value, under a new leading axis for a gather)."""
+    if jax.process_count() == 1:
+        local = np.asarray(t.detach()._data)
+        return local[None] if how == "gather" else local
     mesh = _process_mesh(jax.process_count())
     out = _collect(_rows(t), how, NamedSharding(mesh, PartitionSpec()))
     return np.asarray(out.addressable_data(0))
@@ -126,7 +130,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         if tuple(out.shape) != tuple(tensor.shape):
             raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {i} (expected "
                                f"({', '.join(map(str, tensor.shape))}), got ({', '.join(map(str, out.shape))}))")
-    rows = _across(tensor, "gather") if world > 1 else np.asarray(tensor.detach()._data)[None]
+    rows = _across(tensor, "gather")
     for out, row in zip(tensor_list, rows):
         _store(out, row)
     return _done(async_op)
@@ -145,7 +149,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if tuple(output_tensor.shape) not in (stacked, cat):
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected "
                            f"({', '.join(map(str, cat))}), got ({', '.join(map(str, output_tensor.shape))}))")
-    rows = _across(input_tensor, "gather") if world > 1 else np.asarray(input_tensor.detach()._data)[None]
+    rows = _across(input_tensor, "gather")
     _store(output_tensor, rows.reshape(tuple(output_tensor.shape)))
     return _done(async_op)
 
@@ -160,10 +164,8 @@ def reduce_scatter_tensor(output, input, op=RedOpType.SUM, group=None, async_op=
     if output.dim() == 0 or input.dim() == 0 or input.shape[0] != world * output.shape[0]:
         raise RuntimeError(f"reduce_scatter_tensor: the input's dim 0 ({tuple(input.shape)}) must be world size "
                            f"({world}) times the output's ({tuple(output.shape)})")
-    reduced = _across(input, op) if world > 1 else np.asarray(input.detach()._data)
-    n = output.shape[0]
-    rank = jax.process_index()
-    _store(output, reduced[rank * n:(rank + 1) * n].reshape(tuple(output.shape)))
+    n, rank = output.shape[0], jax.process_index()
+    _store(output, _across(input, op)[rank * n:(rank + 1) * n].reshape(tuple(output.shape)))
     return _done(async_op)
 
 
@@ -176,12 +178,7 @@ def reduce_scatter(output, input_list, op=RedOpType.SUM, group=None, async_op=Fa
     world = jax.process_count()
     if len(input_list) != world:
         raise RuntimeError("invalid input tensor list size, must be world size")
-    mine = input_list[jax.process_index()]
-    if world > 1:
-        reduced = _across(stack(list(input_list)), op)[jax.process_index()]
-    else:
-        reduced = np.asarray(mine.detach()._data)
-    _store(output, reduced.reshape(tuple(output.shape)))
+    _store(output, _across(stack(list(input_list)), op)[jax.process_index()].reshape(tuple(output.shape)))
     return _done(async_op)
 
 

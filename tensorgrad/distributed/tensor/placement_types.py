@@ -18,6 +18,16 @@ class Placement:
     def is_partial(self, reduce_op=None):
         return False
 
+    def _key(self):
+        """What tells two placements apart (their type, and ``Shard``'s dim or ``Partial``'s op)."""
+        return (type(self).__name__,)
+
+    def __eq__(self, other):
+        return isinstance(other, Placement) and other._key() == self._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
 
 class Shard(Placement):
     """The tensor is split along ``dim`` over the mesh dimension (``torch.chunk``'s split)."""
@@ -28,11 +38,8 @@ class Shard(Placement):
     def is_shard(self, dim=None):
         return dim is None or dim == self.dim
 
-    def __eq__(self, other):
-        return type(other) is Shard and other.dim == self.dim
-
-    def __hash__(self):
-        return hash(("Shard", self.dim))
+    def _key(self):
+        return ("Shard", self.dim)
 
     def __repr__(self):
         return f"Shard(dim={self.dim})"
@@ -47,11 +54,8 @@ class Replicate(Placement):
     def is_replicate(self):
         return True
 
-    def __eq__(self, other):
-        return type(other) is Replicate
-
     def __hash__(self):
-        return -2
+        return -2           # PyTorch's hash of Replicate()
 
     def __repr__(self):
         return "Replicate()"
@@ -72,11 +76,8 @@ class Partial(Placement):
     def is_partial(self, reduce_op=None):
         return reduce_op is None or reduce_op == self.reduce_op
 
-    def __eq__(self, other):
-        return type(other) is Partial and other.reduce_op == self.reduce_op
-
-    def __hash__(self):
-        return hash(("Partial", self.reduce_op))
+    def _key(self):
+        return ("Partial", self.reduce_op)
 
     def __repr__(self):
         return f"Partial({self.reduce_op})"
