@@ -19,7 +19,7 @@ from .. import _meta
 from .._meta import call as meta_call
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
 from .._cache import FUSED, KERNELS, config_key, hold_sweeps, jit, tracing
-from .._ops.registry import vjp_call
+from .._ops.registry import apply_views, views_key, vjp_call
 
 
 class GraphOps:
@@ -367,7 +367,7 @@ def _mostly_cold(parts):
     """Whether most op nodes of a new structure have neither a backward kernel nor a place in a
     program compiled at its first sighting (then a new structure of the same ops, as a changing
     sequence length makes, goes node by node: compiling each would stall every step)."""
-    ops = [(p[0], p[1], p[2]) for p in parts if p is not None]
+    ops = [(p[0], p[1], p[2]) if p[7] is None else (p[0], p[1], p[2], p[7]) for p in parts if p is not None]
     if len(ops) < _FIRST_FUSED_NODES:
         return False
     cold = sum(1 for k in ops if k not in KERNELS and k not in _COVERED)
@@ -416,8 +416,10 @@ def _structure(order, root_edges, gops):
         if not isinstance(n, OpNode) or n.freed:
             return None, None, None
         nexts = tuple((-1 if c is None else index[c], nr) for c, nr in n._next)
-        parts.append((n.op, config_key(n.cfg), n.mask, n.edge_pos, n.avals is not None, n._num_outputs(), nexts))
-        cfgs.append(n.cfg)
+        views = n.views
+        parts.append((n.op, config_key(n.cfg), n.mask, n.edge_pos, n.avals is not None, n._num_outputs(), nexts,
+                      None if views is None else views_key(views)))
+        cfgs.append((n.cfg, views))
     roots = tuple((index[n], nr) for n, nr in root_edges if n is not None)
     return (tuple(parts), roots), index, cfgs
 
@@ -442,11 +444,14 @@ def _fused_program(parts, roots, cfgs):
             p += 1
             if grads is None or all(g is None for g in grads):
                 continue
-            op, _, mask, edge_pos, multi, nout, nexts = part
+            op, _, mask, edge_pos, multi, nout, nexts, _ = part
             if not any(mask):
                 continue
             cts = tuple(grads) if multi else grads[0]
-            results = vjp_call(op.bind(cfgs[i]), mask, node_primals, cts)
+            cfg, views = cfgs[i]
+            if views is not None:
+                node_primals = apply_views(node_primals, views)
+            results = vjp_call(op.bind(cfg), mask, node_primals, cts)
             for pos, r in zip(edge_pos, results):
                 child, nr = nexts[pos]
                 if child < 0:
@@ -488,7 +493,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
             leaves.append(n)
         else:
             n._check_versions(gops)
-            primals.append(n.primals)
+            primals.append(n._primals)
     grads = [g for (n, _), g in zip(root_edges, root_grads) if n is not None]
     if (fresh and not compile_now and BACKGROUND["on"] and not tracing()
             and not (_meta.LIVE.on and _meta.has_meta((primals, grads)))):

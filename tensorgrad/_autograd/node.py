@@ -136,16 +136,35 @@ class OpNode(Node):
     holds = True        # keeps something for backward (freed after a backward without retain_graph)
     freed = False
     out_checks = None   # ((output_nr, version_holder, version), ...)
+    # ((position, view op, view configuration), ...): primals kept as the sources of layout views
+    # that the op's kernel computed inside (``OpDef.composed_forward``); None: kept as received
+    views = None
 
     def __init__(self, next_edges, op, cfg, primals, mask, edge_pos, avals):
         self._next = next_edges
         self._seq = next(_seq)
         self.op = op
         self.cfg = cfg
-        self.primals = primals      # jax arrays / Python numbers, as the op received them
+        self._primals = primals     # jax arrays / Python numbers, as the op received them
         self.mask = mask            # which primals need a gradient
         self.edge_pos = edge_pos    # the next_functions slot of each masked primal
         self.avals = avals          # ((shape, dtype), ...) of a multi-output op, else None
+
+    @property
+    def primals(self):
+        """The op's inputs as it received them (views kept as their sources are computed now)."""
+        primals = self._primals
+        if self.views is not None and primals is not None:
+            primals = list(primals)
+            for pos, op, cfg in self.views:
+                primals[pos] = meta_call(op.forward(cfg), (primals[pos],))
+            self._primals = primals = tuple(primals)
+            self.views = None
+        return primals
+
+    @primals.setter
+    def primals(self, value):
+        self._primals = value
 
     def _num_outputs(self):
         return 1 if self.avals is None else len(self.avals)
@@ -167,7 +186,7 @@ class OpNode(Node):
             results = gops.replay(self, grads)
         else:
             cts = grads[0] if self.avals is None else tuple(grads)
-            results = meta_call(self.op.backward(self.cfg, self.mask), (self.primals, cts))
+            results = meta_call(self.op.backward(self.cfg, self.mask, self.views), (self._primals, cts))
         for pos, g in zip(self.edge_pos, results):
             out[pos] = g
         return out

@@ -29,6 +29,9 @@ def mm(a, b):
     return a @ b
 
 
+mm.folds_views = True
+
+
 @op("bmm")
 def bmm(a, b):
     return a @ b
@@ -66,6 +69,9 @@ def trace(x):
 @op("addmm", saves={"a": "b", "b": "a"})
 def addmm(bias, a, b, *, beta, alpha):
     return beta * bias + alpha * (a @ b)
+
+
+addmm.folds_views = True
 
 
 def _scaled_sum(bias, prod, beta, alpha):

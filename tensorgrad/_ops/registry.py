@@ -56,7 +56,7 @@ class OpDef:
 
     __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "saved_inputs", "saved_outputs", "is_view",
                  "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "real_only",
-                 "__weakref__")
+                 "layout_view", "folds_views", "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
                  no_slot=(), differentiable=True, grad_reads=()):
@@ -81,6 +81,11 @@ class OpDef:
         # (exception type, message with {c} for the dtype's C name): PyTorch's error for a
         # complex input, where it has no complex kernel (set by ``complex.py``'s table)
         self.real_only = REAL_ONLY.get(name)
+        # a view that only moves axes, which a matrix product can read in place (``t``)
+        self.layout_view = False
+        # an op that computes such a view of an input inside its own kernel when the view's value
+        # was not computed (``mm``, ``addmm``: see ``composed_forward``)
+        self.folds_views = False
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -107,15 +112,49 @@ class OpDef:
             pass
         return entry[0]
 
-    def backward(self, cfg, mask):
+    def backward(self, cfg, mask, views=None):
         """The compiled backward: ``(primals, cotangents) -> cotangents of the masked primals``.
 
         The forward is replayed inside the same XLA program, so a node keeps only its
-        inputs; XLA drops whatever part of the forward the derivative does not need.
+        inputs; XLA drops whatever part of the forward the derivative does not need. With
+        ``views`` (see ``composed_forward``) the primals at those positions are the views'
+        sources, and the views are computed inside the program.
         """
-        key = (self, config_key(cfg), mask)
+        key = (self, config_key(cfg), mask) if views is None else (self, config_key(cfg), mask, views_key(views))
         f = KERNELS.get(key)
-        return f if f is not None else jit(KERNELS, key, functools.partial(vjp_call, self.bind(cfg), mask))
+        if f is None:
+            fn = functools.partial(vjp_call, self.bind(cfg), mask)
+            f = jit(KERNELS, key, fn if views is None else functools.partial(_on_viewed, fn, views))
+        return f
+
+    def composed_forward(self, cfg, views):
+        """The compiled forward for this configuration where some inputs are given as the sources
+        of layout views: ``views`` is ``((position, view op, view configuration), ...)``, and each
+        view is computed inside the same program (XLA folds a transpose into the matrix product
+        that reads it, so no transposed copy is made)."""
+        key = (self, config_key(cfg), views_key(views))
+        f = KERNELS.get(key)
+        if f is None:
+            fn = self.bind(cfg)
+            f = jit(KERNELS, key, lambda *arrays: fn(*apply_views(arrays, views)))
+        return f
+
+
+def views_key(views):
+    """The cache key of a ``views`` spec (``OpDef.composed_forward``)."""
+    return tuple((pos, op, config_key(cfg)) for pos, op, cfg in views)
+
+
+def apply_views(arrays, views):
+    """``arrays`` with each position of ``views`` replaced by its view of the array there."""
+    arrays = list(arrays)
+    for pos, op, cfg in views:
+        arrays[pos] = op.bind(cfg)(arrays[pos])
+    return arrays
+
+
+def _on_viewed(backward, views, primals, cotangents):
+    return backward(apply_views(primals, views), cotangents)
 
 
 def _saved_spec(name, saves, positional):

@@ -139,6 +139,9 @@ def t(x):
     return x.T
 
 
+t.layout_view = True
+
+
 @op("permute", is_view=True, saves="none")
 def permute(x, *, dims):
     return jnp.transpose(x, dims)

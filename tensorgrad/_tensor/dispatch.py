@@ -145,11 +145,12 @@ def _refuse_complex(op, arrays):
             raise error(message.format(c=_dtype.FROM_NP[kind].c_name))
 
 
-def apply(op, args, cfg=(), *, _view_result=True):
+def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
     """Run ``op`` on ``args`` (Tensors, Python numbers, jax arrays) and wrap the result.
 
     Records a node when grad mode is on and a Tensor argument requires grad; a view op's
-    result shares its input's storage.
+    result shares its input's storage. A layout view whose value was not computed
+    (``deferred_view``) is computed inside the kernel of an op that ``folds_views``.
     """
     if _SWEEP["traced"] >= SWEEP_EVERY:      # JAX's tracing caches are due to be emptied
         sweep_if_due()
@@ -161,6 +162,7 @@ def apply(op, args, cfg=(), *, _view_result=True):
         args = _autocast.cast_args(op.name, args, Tensor)
     arrays = []
     record = False
+    views = None
     scalars_as_arrays = op.scalar_slots
     for a in args:
         if isinstance(a, Tensor):
@@ -178,6 +180,12 @@ def apply(op, args, cfg=(), *, _view_result=True):
                 if _WATCHING:
                     note_read(a)
                 arrays.append(a._vcache)
+            elif op.folds_views and len(a._view[0]) == 1 and a._view[0][0][0].layout_view:
+                if _WATCHING:
+                    note_read(a)
+                step = a._view[0][0]
+                views = (views or ()) + ((len(arrays), step[0], step[1]),)
+                arrays.append(a._cell.value)    # the view's source: the kernel computes the view
             else:
                 arrays.append(a._data)
             if a._rg:
@@ -189,14 +197,8 @@ def apply(op, args, cfg=(), *, _view_result=True):
     if op.real_only is not None:
         _refuse_complex(op, arrays)
     if record and STATE.grad and op.differentiable and not STATE.inference:
-        return _record(op, args, arrays, cfg, _view_result)
-    try:
-        if _META and has_meta(arrays):
-            out = abstract(op.forward(cfg), arrays)     # the meta device: shapes only
-        else:
-            out = op.forward(cfg)(*arrays)
-    except (TypeError, ValueError) as error:
-        raise _broadcast_error(arrays, error) from None
+        return _record(op, args, arrays, cfg, _view_result, views, _defer)
+    out = _forward(op, cfg, arrays, views, _defer)
     if STATE.functional and not STATE.grad:
         return _stopped(out)
     if type(out) is not tuple and not op.is_view:
@@ -259,7 +261,49 @@ def _make_output(op, args, arrays, cfg, out, k, node, view_result):
     return t
 
 
-def _record(op, args, arrays, cfg, view_result):
+def _forward(op, cfg, arrays, views, defer):
+    """The op's result on ``arrays``: computed by its kernel, as shapes only (the meta device),
+    or, for a deferred view, its shape and dtype alone."""
+    try:
+        if defer:
+            return _view_aval(op, cfg, arrays[0])
+        fn = op.forward(cfg) if views is None else op.composed_forward(cfg, views)
+        if _META and has_meta(arrays):
+            return abstract(fn, arrays)     # the meta device: shapes only
+        return fn(*arrays)
+    except (TypeError, ValueError) as error:
+        raise _broadcast_error(arrays, error) from None
+
+
+_VIEW_AVALS = {}
+
+
+def _view_aval(op, cfg, source):
+    key = (op, cfg, source.shape, source.dtype)
+    aval = _VIEW_AVALS.get(key)
+    if aval is None:
+        if len(_VIEW_AVALS) > 4096:
+            _VIEW_AVALS.clear()
+        aval = _VIEW_AVALS[key] = jax.eval_shape(op.bind(cfg), jax.ShapeDtypeStruct(source.shape, source.dtype))
+    return aval
+
+
+def deferred_view(op, src, cfg=()):
+    """``apply(op, (src,), cfg)`` for a layout view (``op.layout_view``) of a tensor, without
+    computing the view's value now: an op that ``folds_views`` (the matrix products) computes it
+    inside its own kernel, which reads the source in place; any other read computes it then
+    (a view reads its storage as it is when read). ``linear`` reads its weight so."""
+    value = src._cell.value if type(src) is Tensor and src._view is None else None
+    if (not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or _DISTRIBUTED is not None
+            or STATE.functional or _WATCHING or _META):
+        return apply(op, (src,), cfg)
+    view = apply(op, (src,), cfg, _defer=True)
+    view._vcache = None
+    view._vgen = -1
+    return view
+
+
+def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     edges = []
     mask = []
     edge_pos = []
@@ -293,19 +337,15 @@ def _record(op, args, arrays, cfg, view_result):
     if spec is not None:
         saved, holds = _saved_by_spec(spec, args, mask)
         holds = holds or bool(op.saved_outputs) or op.saves == "unchecked"
-    try:
-        if _META and has_meta(arrays):
-            out = abstract(op.forward(cfg), arrays)     # the meta device: shapes only
-        else:
-            out = op.forward(cfg)(*arrays)
-    except (TypeError, ValueError) as error:
-        raise _broadcast_error(arrays, error) from None
+    out = _forward(op, cfg, arrays, views, defer)
     multi = type(out) is tuple
     avals = tuple((o.shape, o.dtype) for o in out) if multi else None
     cls = op.node_cls
     if cls is None:
         cls = op.node_cls = node_class(op.grad_fn)
     node = cls(tuple(edges), op, cfg, arrays, tuple(mask), tuple(edge_pos), avals)
+    if views is not None:
+        node.views = views
     if not holds:
         node.holds = False
     if saved:

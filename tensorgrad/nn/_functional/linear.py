@@ -13,11 +13,12 @@ import numpy as np
 from ... import _dtype
 from ..._ops import elementwise as E
 from ..._ops import nn_linear as N
+from ..._ops import products as L
 from ..._ops import shape as SO
-from ..._tensor import apply, _wrap, _C_TYPE
+from ..._ops import views as V
+from ..._tensor import apply, deferred_view, _wrap, _C_TYPE
 from ._util import absent, is_tracer, not_implemented, write_no_grad
 from .dropout import dropout
-from ..._api import creation as C
 from ..._api import ranges as RG
 from ..._api import shape as S
 from ..._api import reduction as RED
@@ -46,25 +47,45 @@ def linear(input, weight, bias=None):
             f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and {weight.ndim}D")
     if input.dtype is _dtype.bool_:
         raise not_implemented("addmm_impl_cpu_", input.dtype)
-    wt = S.t(weight)
-    if bias is None:
-        if input.ndim <= 2:
-            return MM.matmul(input, wt)
-        flat = S.reshape(input, -1, input.shape[-1])
-        out = RED.mm(flat, wt)
-        return apply(SO.reshape_copy, (out,), (tuple(input.shape[:-1]) + (out.shape[-1],),))
     if weight.ndim != 2:
+        wt = S.t(weight)
+        if bias is None:
+            return MM.matmul(input, wt) if input.ndim <= 2 else _mm_flat(input, wt, weight)
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
+    # weight.T, whose value is not computed: the matrix product reads the weight in place
+    wt = deferred_view(V.t, weight)
+    wt_meta = _Transposed(weight)
+    if bias is None:
+        if input.ndim == 1:
+            return MM.matmul(input, S.t(weight))
+        if input.ndim == 2:
+            MM._check_mm(input, wt_meta, "mm")
+            return apply(L.mm, (input, wt))
+        return _mm_flat(input, wt, wt_meta)
     _check_addmm_dtypes(bias, input, weight)
-    if input.ndim == 2:
-        MM._check_mm(input, wt, "mm")
-        _check_bias_expands(bias, input.shape[0], weight.shape[0])
-        return MM.addmm(bias, input, wt)
-    flat = S.reshape(input, -1, input.shape[-1])
-    MM._check_mm(flat, wt, "mm")
+    flat = input if input.ndim == 2 else S.reshape(input, -1, input.shape[-1])
+    MM._check_mm(flat, wt_meta, "mm")
     _check_bias_expands(bias, flat.shape[0], weight.shape[0])
-    out = MM.addmm(bias, flat, wt)
-    return S.view(out, tuple(input.shape[:-1]) + (weight.shape[0],))
+    out = apply(L.addmm, (bias, flat, wt), (1, 1))
+    return out if input.ndim == 2 else S.view(out, tuple(input.shape[:-1]) + (weight.shape[0],))
+
+
+def _mm_flat(input, wt, wt_meta):
+    """``input @ wt`` for an input of 3 or more dimensions, as PyTorch's linear without a bias:
+    one ``mm`` of the input flattened to 2-D, reshaped back (``UnsafeViewBackward0``)."""
+    flat = S.reshape(input, -1, input.shape[-1])
+    MM._check_mm(flat, wt_meta, "mm")
+    out = apply(L.mm, (flat, wt))
+    return apply(SO.reshape_copy, (out,), (tuple(input.shape[:-1]) + (out.shape[-1],),))
+
+
+class _Transposed:
+    """The shape, rank and dtype of ``weight.T`` (what the argument checks read), without its value."""
+
+    def __init__(self, weight):
+        self.shape = tuple(reversed(weight.shape))
+        self.ndim = len(self.shape)
+        self.dtype = weight.dtype
 
 
 def _check_addmm_dtypes(bias, input, weight):
