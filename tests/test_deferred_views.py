@@ -36,7 +36,7 @@ def _t_programs():
 
 def test_linear_computes_no_transposed_weight_without_torch():
     x = tg.randn(7, 13)
-    w = tg.randn(11, 13, requires_grad=True)
+    w = tg.nn.Parameter(tg.randn(11, 13))      # a parameter, as nn.Linear holds it
     b = tg.randn(11, requires_grad=True)
     before = _t_programs()
     y = F.linear(x, w, b)

@@ -901,3 +901,35 @@ def test_error_messages_match_torch(row, err, torch):
     theirs = C.raised(lambda: C.call(torch, row, sample, fn=err.call))
     ours = C.raised(lambda: C.call(tensorgrad, row, sample, fn=err.call))
     assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("kernel, stride, padding, dilation", [((2, 2), (2, 2), (0, 0), (1, 1)),
+                                                               ((3, 3), (2, 1), (1, 1), (1, 2)),
+                                                               ((4, 4), (1, 1), (2, 1), (1, 1))])
+def test_small_max_pool_windows_choose_as_the_argmax_form_without_torch(dtype, kernel, stride, padding, dilation):
+    # windows of up to 16 elements are reduced by a chain of selections; it must pick the same
+    # element (values, indices and the gradient's route) as the argmax-and-gather form
+    import jax
+    import jax.numpy as jnp
+    from tensorgrad._ops import nn_conv as NC
+    rng = np.random.default_rng(0)
+    x = rng.integers(-3, 3, (2, 3, 9, 8)).astype(dtype)    # many ties
+    if dtype != np.int32:
+        x[0, 0, 1, :4] = np.nan
+        x[1, 2] = rng.standard_normal((9, 8))
+    out = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
+    fill = -np.inf if dtype != np.int32 else np.iinfo(dtype).min
+    positions = NC._window_positions(x.shape[2:], kernel, stride, dilation, padding, out)
+
+    def chain(a):
+        return NC._first_max(NC._window_elements(a, kernel, stride, dilation, padding, out, fill), positions)
+
+    def gathered(a):
+        return NC._max_over_windows(NC._windows(a, kernel, stride, dilation, padding, out, fill), positions)
+    for mine, theirs in zip(chain(jnp.asarray(x)), gathered(jnp.asarray(x))):
+        np.testing.assert_array_equal(np.asarray(mine), np.asarray(theirs))
+    if dtype != np.int32:
+        g = rng.standard_normal((2, 3) + out).astype(dtype)
+        grads = [jax.vjp(lambda a, f=f: f(a)[0], jnp.asarray(x))[1](jnp.asarray(g))[0] for f in (chain, gathered)]
+        np.testing.assert_array_equal(np.asarray(grads[0]), np.asarray(grads[1]))

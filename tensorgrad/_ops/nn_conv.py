@@ -57,6 +57,11 @@ def _windows(x, kernel, stride, dilation, pad_lo, out, fill):
     The input is padded with ``fill``: ``pad_lo`` before each axis and whatever the last
     window needs after it (ceil_mode windows may run past the padding).
     """
+    return jnp.stack(_window_elements(x, kernel, stride, dilation, pad_lo, out, fill), axis=-1)
+
+
+def _window_elements(x, kernel, stride, dilation, pad_lo, out, fill):
+    """``_windows`` as a list: the k-th element of every window, shape ``(..., *out)``, per k."""
     nd = len(kernel)
     lead = x.ndim - nd
     spatial = x.shape[lead:]
@@ -69,7 +74,7 @@ def _windows(x, kernel, stride, dilation, pad_lo, out, fill):
         start = [0] * lead + [o * d for o, d in zip(offsets, dilation)]
         limit = list(x.shape[:lead]) + [st + (o - 1) * s + 1 for st, o, s in zip(start[lead:], out, stride)]
         parts.append(lax.slice(xp, start, limit, [1] * lead + list(stride)))
-    return jnp.stack(parts, axis=-1)
+    return parts
 
 
 def _outer_grid(per_axis, combine):
@@ -102,11 +107,31 @@ def _max_over_windows(windows, positions):
     return values, indices
 
 
+def _first_max(elements, positions):
+    """``_max_over_windows`` for windows given element by element (``_window_elements``), as a
+    chain of elementwise selections: the same choice (the first of equal values, the first NaN),
+    which XLA compiles several times faster than an argmax and two gathers, and runs faster."""
+    best = elements[0]
+    index = jnp.broadcast_to(jnp.asarray(positions[..., 0]), best.shape)
+    for k in range(1, len(elements)):
+        e = elements[k]
+        take = (e > best) | (jnp.isnan(e) & ~jnp.isnan(best))
+        best = jnp.where(take, e, best)
+        index = jnp.where(take, jnp.asarray(positions[..., k]), index)
+    return best, index
+
+
+_SELECTION_CHAIN_MAX = 16   # windows of at most this many elements are reduced by ``_first_max``
+
+
 def _max_pool(x, *, kernel, stride, padding, dilation, out):
     fill = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-    windows = _windows(x, kernel, stride, dilation, padding, out, fill)
+    elements = _window_elements(x, kernel, stride, dilation, padding, out, fill)
     spatial = x.shape[x.ndim - len(kernel):]
-    return _max_over_windows(windows, _window_positions(spatial, kernel, stride, dilation, padding, out))
+    positions = _window_positions(spatial, kernel, stride, dilation, padding, out)
+    if len(elements) <= _SELECTION_CHAIN_MAX:
+        return _first_max(elements, positions)
+    return _max_over_windows(jnp.stack(elements, axis=-1), positions)
 
 
 _MAX_POOL = dict(saves={"x": "any", "out1": "any"}, grad_reads=("x",))

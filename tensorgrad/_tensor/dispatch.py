@@ -293,7 +293,7 @@ def deferred_view(op, src, cfg=()):
     computing the view's value now: an op that ``folds_views`` (the matrix products) computes it
     inside its own kernel, which reads the source in place; any other read computes it then
     (a view reads its storage as it is when read). ``linear`` reads its weight so."""
-    value = src._cell.value if type(src) is Tensor and src._view is None else None
+    value = src._cell.value if isinstance(src, Tensor) and src._view is None else None
     if (not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or _DISTRIBUTED is not None
             or STATE.functional or _WATCHING or _META):
         return apply(op, (src,), cfg)
