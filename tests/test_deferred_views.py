@@ -144,3 +144,19 @@ def test_modules_train_as_in_pytorch():
             o.step()
     for p, q in zip(model.parameters(), twin.parameters()):
         _close(p, q, 1e-5)
+
+
+def test_dtensor_weights_and_plain_ones_after_them_without_torch():
+    # once a DTensor exists, dispatch has its hook: a DTensor weight's transpose is computed as
+    # usual (the hook runs it), and a plain weight is still read in place
+    from tensorgrad.distributed.device_mesh import init_device_mesh
+    from tensorgrad.distributed.tensor import distribute_tensor, Replicate
+    mesh = init_device_mesh("cpu", (1,))
+    x, w, b = tg.randn(4, 3), tg.randn(5, 3), tg.randn(5)
+    dx, dw, db = (distribute_tensor(t, mesh, [Replicate()]) for t in (x, w, b))
+    dw.requires_grad_()
+    out = F.linear(dx, dw, db)
+    out.sum().backward()
+    np.testing.assert_allclose(np.asarray(out.to_local().detach()), np.asarray(F.linear(x, w, b)), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(dw.grad.to_local()), np.tile(np.asarray(x).sum(0), (5, 1)), rtol=1e-5)
+    test_linear_computes_no_transposed_weight_without_torch()

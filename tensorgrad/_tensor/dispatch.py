@@ -60,6 +60,7 @@ _NUMBER = (int, float, complex, np.number, np.bool_)
 # Set by tensorgrad.distributed.tensor once a DTensor exists: ``hook(op, args, cfg, view_result)``
 # runs an op with a DTensor argument (its results are DTensors) or returns NotImplemented.
 _DISTRIBUTED = None
+_DISTRIBUTED_TYPE = None    # the DTensor class, set with the hook
 
 
 _SCALAR_ARRAY_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
@@ -294,8 +295,8 @@ def deferred_view(op, src, cfg=()):
     inside its own kernel, which reads the source in place; any other read computes it then
     (a view reads its storage as it is when read). ``linear`` reads its weight so."""
     value = src._cell.value if isinstance(src, Tensor) and src._view is None else None
-    if (not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or _DISTRIBUTED is not None
-            or STATE.functional or _WATCHING or _META):
+    if (not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or STATE.functional or _WATCHING
+            or _META or (_DISTRIBUTED_TYPE is not None and isinstance(src, _DISTRIBUTED_TYPE))):
         return apply(op, (src,), cfg)
     view = apply(op, (src,), cfg, _defer=True)
     view._vcache = None

@@ -318,6 +318,7 @@ def _as_dtensor(t, mesh, placements=None):
     if placements is not None and any(p.is_partial() for p in placements):
         t._placements = tuple(placements)
     _dispatch._DISTRIBUTED = _hook
+    _dispatch._DISTRIBUTED_TYPE = DTensor
     return t
 
 
