@@ -213,7 +213,9 @@ def w3(quick):
         chain(t_w, torch).backward()
         return t_w[1].grad
 
-    grad = jax.jit(jax.grad(lambda ws: chain(ws, jnp)))
+    # value and gradient, as W2's and W4's jit steps: the eager steps compute the loss, and with
+    # ``jax.grad`` alone XLA drops the last product (its value is never returned): 11 of the 12
+    grad = jax.jit(jax.value_and_grad(lambda ws: chain(ws, jnp)))
     j_w = [jnp.asarray(m) for m in mats]
     counts = (2, 3, 2) if quick else (2, 5, 3)
     return {"tensorgrad": _median_time(tg_step, _sync_tg, *counts),
