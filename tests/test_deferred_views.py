@@ -146,9 +146,11 @@ def test_modules_train_as_in_pytorch():
         _close(p, q, 1e-5)
 
 
-def test_dtensor_weights_and_plain_ones_after_them_without_torch():
+def test_dtensor_and_meta_weights_and_plain_ones_after_them_without_torch():
     # once a DTensor exists, dispatch has its hook: a DTensor weight's transpose is computed as
-    # usual (the hook runs it), and a plain weight is still read in place
+    # usual (the hook runs it); a meta weight's is shapes only; a plain weight is still read in place
+    meta = tg.nn.Linear(3, 5, device="meta")
+    assert F.linear(tg.empty(4, 3, device="meta"), meta.weight, meta.bias).shape == (4, 5)
     from tensorgrad.distributed.device_mesh import init_device_mesh
     from tensorgrad.distributed.tensor import distribute_tensor, Replicate
     mesh = init_device_mesh("cpu", (1,))

@@ -296,7 +296,7 @@ def deferred_view(op, src, cfg=()):
     (a view reads its storage as it is when read). ``linear`` reads its weight so."""
     value = src._cell.value if isinstance(src, Tensor) and src._view is None else None
     if (not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or STATE.functional or _WATCHING
-            or _META or (_DISTRIBUTED_TYPE is not None and isinstance(src, _DISTRIBUTED_TYPE))):
+            or (_DISTRIBUTED_TYPE is not None and isinstance(src, _DISTRIBUTED_TYPE))):
         return apply(op, (src,), cfg)
     view = apply(op, (src,), cfg, _defer=True)
     view._vcache = None
