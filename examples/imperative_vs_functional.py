@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import _common
-from train_four_ways import make_batches, make_model
+from train_four_ways import eager_step, make_batches, make_model
 
 import tensorgrad as torch
 import tensorgrad.nn.functional as F
@@ -35,14 +35,7 @@ TOLERANCE = 1e-5
 
 
 def eager(model):
-    opt = torch.optim.SGD(model.parameters(), lr=LR)
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = eager_step(model, torch.optim.SGD(model.parameters(), lr=LR))
     return step, lambda: {k: v.detach().numpy() for k, v in model.named_parameters()}
 
 
