@@ -21,7 +21,7 @@ from .._autograd.node import CompiledFunctionBackward, node_class
 from .._bridge import functional_scope, is_tensor
 from .._tensor import Tensor, _wrap
 from .recorder import _ACTIVE, _CELL, _FIXED, _GRAD, _Recorder
-from .program import _OUT, _Lifted, _Program, _hyperparameters, _layout, _optimizer_guard, _owner, _resolve
+from .program import _OUT, _Lifted, _Program, _Runner, _hyperparameters, _layout, _optimizer_guard, _owner, _resolve
 
 __all__ = ["CompiledFunction"]
 
@@ -332,7 +332,7 @@ def _build(fn, entries, args, kwargs, tensors, reason):
 
     values = [c.value for c in cells]
     jitted = jax.jit(traced)
-    jitted.trace(values)
+    trace = jitted.trace(values)
     if found:
         raise _Retrace(found)
     if STATE.grad and not program.backward_ran and any(program.requires_grad):
@@ -340,7 +340,7 @@ def _build(fn, entries, args, kwargs, tensors, reason):
             raise _Unsupported("a compiled forward that creates lasting tensors or sets .grad")
         program.run = _differentiable(fn, program, cells, args, kwargs)
     else:
-        program.run = jitted
+        program.run = _Runner(jitted, trace, [k for k, _ in program.written])
     return program, cells
 
 

@@ -1,6 +1,10 @@
 """A traced program of a compiled step, the guards under which it is valid, and the lifting of
 cells (tracers in for a trace, in this thread's overlay of the cells only)."""
 
+import sys
+
+import jax
+
 from .._cache import config_key
 from .._storage.overlay import Overlay
 from .recorder import _CELL, _FIXED
@@ -191,3 +195,61 @@ class _Lifted:
 
     def restore(self):
         self.overlay.close()
+
+
+def _as_function(closed):
+    """A function of a traced program's flat inputs (``jaxpr_as_fun``), or None where this JAX
+    has it under neither name."""
+    try:
+        from jax.extend.core import jaxpr_as_fun
+    except ImportError:
+        jaxpr_as_fun = getattr(jax.core, "jaxpr_as_fun", None)
+    return None if jaxpr_as_fun is None else jaxpr_as_fun(closed)
+
+
+def _refs(values, k):
+    return sys.getrefcount(values[k])
+
+
+class _Slot:
+    __slots__ = ("value",)
+
+
+def _calibrate():
+    """What ``_refs`` counts for an object held by one slot (a cell's) and one list (the call's
+    values) alone: what this Python's ``sys.getrefcount`` adds of its own is measured, not assumed."""
+    slot = _Slot()
+    slot.value = object()
+    return _refs([slot.value], 0)
+
+
+_OWNED_REFS = _calibrate()
+
+
+class _Runner:
+    """Runs a traced step: a program that donates the arrays of the cells it writes (their
+    parameters and optimizer state), so XLA writes the new values into the old buffers rather
+    than allocating fresh ones every step. A written cell's array that anything else still
+    holds (a graph's saved tensors, another cell, a NumPy view) must keep its value, so such a
+    call runs the program that donates nothing: ``jitted``, the step's own trace."""
+
+    __slots__ = ("jitted", "jaxpr", "tree", "donate", "donating")
+
+    def __init__(self, jitted, traced, written):
+        self.jitted = jitted
+        self.jaxpr = traced.jaxpr
+        self.tree = jax.tree_util.tree_structure(traced.out_info)
+        self.donate = tuple(written)
+        self.donating = None
+
+    def __call__(self, values):
+        if not self.donate or any(_refs(values, k) > _OWNED_REFS for k in self.donate):
+            return self.jitted(values)
+        run = self.donating
+        if run is None:
+            fn = _as_function(self.jaxpr)
+            if fn is None or len(jax.tree_util.tree_leaves(values)) != len(values):
+                self.donate = tuple(written)
+                return self.jitted(values)
+            run = self.donating = jax.jit(fn, donate_argnums=self.donate)
+        return jax.tree_util.tree_unflatten(self.tree, run(*values))
