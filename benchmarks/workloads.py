@@ -5,6 +5,7 @@
 line: seconds per step for each way it runs. ``run.py`` starts it with the thread counts pinned.
 """
 
+import functools
 import json
 import statistics
 import sys
@@ -123,7 +124,9 @@ def _jax_step(kind, lr):
         logits = forward(p, x)
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1))
 
-    @jax.jit
+    # the parameters are donated, as a JAX training step is written (XLA writes the new
+    # parameters into the old buffers), and as tensorgrad.compile donates the state it writes
+    @functools.partial(jax.jit, donate_argnums=0)
     def step(p, x, y):
         value, g = jax.value_and_grad(loss)(p, x, y)
         return [w - lr * gw for w, gw in zip(p, g)], value

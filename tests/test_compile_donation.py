@@ -101,3 +101,33 @@ def test_a_graph_recorded_before_the_step_still_reports_the_in_place_update():
         assert "modified by an inplace operation" in str(error)
     else:
         raise AssertionError("backward through weights a step overwrote must raise")
+
+
+def test_the_grads_a_step_replaces_lend_their_buffers_to_the_new_grads():
+    model, opt, step = _setup(0.0)
+    compiled = tg.compile(step)
+    compiled()
+    compiled()
+    params = list(model.parameters())
+    pointers = [p.grad._data.unsafe_buffer_pointer() for p in params]
+    compiled()
+    assert [p.grad._data.unsafe_buffer_pointer() for p in params] == pointers
+
+
+def test_a_grad_the_user_holds_keeps_its_value():
+    model, opt, step = _setup(0.0)
+    twin, twin_opt, twin_step = _setup(0.0)
+    compiled = tg.compile(step)
+    for _ in range(2):
+        compiled()
+        twin_step()
+    held = model[0].weight.grad             # as PyTorch: zero_grad() drops it, it keeps its value
+    viewed = model[2].bias.grad.view(3, 1)  # a view shares the grad's storage
+    expected = twin[0].weight.grad.detach().numpy().copy()
+    expected_view = twin[2].bias.grad.detach().numpy().copy()
+    compiled()
+    twin_step()
+    assert model[0].weight.grad is not held
+    np.testing.assert_allclose(held.numpy(), expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(viewed.numpy().ravel(), expected_view, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(model[0].weight.grad.numpy(), twin[0].weight.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -340,8 +340,15 @@ def _build(fn, entries, args, kwargs, tensors, reason):
             raise _Unsupported("a compiled forward that creates lasting tensors or sets .grad")
         program.run = _differentiable(fn, program, cells, args, kwargs)
     else:
-        program.run = _Runner(jitted, trace, [k for k, _ in program.written])
+        program.run = _Runner(jitted, trace, [k for k, _ in program.written], _dropped_grads(program))
     return program, cells
+
+
+def _dropped_grads(program):
+    """``(position, owner)`` of each lifted ``.grad`` of a tensor from outside that the step
+    replaces with one it computes (``zero_grad()``, then a backward)."""
+    replaced = {id(who) for who, what in program.grad_sets if what == "new" and type(who) is not tuple}
+    return [(k, owner) for k, (owner, kind) in enumerate(program.entries) if kind is _GRAD and id(owner) in replaced]
 
 
 def _collect(program, rec, lifted, values, box, tensors):
@@ -413,7 +420,7 @@ def _execute(program, cells, tensors):
     have left every tensor."""
     if program.diff is not None:
         return _execute_differentiable(program, cells, tensors)
-    results, written, grads, escaped = program.run([c.value for c in cells])
+    results, written, grads, escaped = program.run([c.value for c in cells], cells)
     return _write_back(program, cells, tensors, results, written, grads, escaped)
 
 

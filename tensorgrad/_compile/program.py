@@ -211,45 +211,92 @@ def _refs(values, k):
     return sys.getrefcount(values[k])
 
 
+def _grad_refs(owner):
+    grad = owner._grad_value
+    return sys.getrefcount(grad)
+
+
 class _Slot:
     __slots__ = ("value",)
 
 
+class _Holder:
+    pass
+
+
 def _calibrate():
     """What ``_refs`` counts for an object held by one slot (a cell's) and one list (the call's
-    values) alone: what this Python's ``sys.getrefcount`` adds of its own is measured, not assumed."""
+    values) alone, and ``_grad_refs`` for a ``.grad`` held by its owner alone: what this Python's
+    ``sys.getrefcount`` adds of its own is measured, not assumed."""
     slot = _Slot()
     slot.value = object()
-    return _refs([slot.value], 0)
+    holder = _Holder()
+    holder._grad_value = object()
+    return _refs([slot.value], 0), _grad_refs(holder)
 
 
-_OWNED_REFS = _calibrate()
+_OWNED_REFS, _GRAD_REFS = _calibrate()
 
 
 class _Runner:
-    """Runs a traced step: a program that donates the arrays of the cells it writes (their
-    parameters and optimizer state), so XLA writes the new values into the old buffers rather
-    than allocating fresh ones every step. A written cell's array that anything else still
-    holds (a graph's saved tensors, another cell, a NumPy view) must keep its value, so such a
-    call runs the program that donates nothing: ``jitted``, the step's own trace."""
+    """Runs a traced step with donated buffers, so XLA writes new values into old buffers
+    rather than allocating fresh ones every step:
 
-    __slots__ = ("jitted", "jaxpr", "tree", "donate", "donating")
+    - ``written``: the cells the step writes (parameters, optimizer state);
+    - ``dropped``: ``(position, owner)`` of the ``.grad`` tensors the step replaces (a
+      ``zero_grad()`` then a backward), whose old arrays it never reads.
 
-    def __init__(self, jitted, traced, written):
+    Each kind is donated only while every one of its arrays is held by its cell alone (and a
+    dropped ``.grad`` by its owner alone): an array that anything else still holds (a graph's
+    saved tensors, another cell, a NumPy view, the user's ``g = p.grad``) keeps its buffer and
+    value, and that call runs ``jitted``, the step's own trace, which donates nothing. Only
+    inputs that an output of the same shape and dtype can take are candidates (XLA warns of a
+    donated buffer it cannot use)."""
+
+    __slots__ = ("jitted", "jaxpr", "tree", "written", "dropped", "programs")
+
+    def __init__(self, jitted, traced, written, dropped):
         self.jitted = jitted
         self.jaxpr = traced.jaxpr
         self.tree = jax.tree_util.tree_structure(traced.out_info)
-        self.donate = tuple(written)
-        self.donating = None
+        free = {}
+        for out in jax.tree_util.tree_leaves(traced.out_info):
+            key = (tuple(out.shape), out.dtype)
+            free[key] = free.get(key, 0) + 1
+        ins = [(tuple(v.shape), v.dtype) for v in self.jaxpr.in_avals]
 
-    def __call__(self, values):
-        if not self.donate or any(_refs(values, k) > _OWNED_REFS for k in self.donate):
+        def takes(k):
+            if free.get(ins[k], 0) == 0:
+                return False
+            free[ins[k]] -= 1
+            return True
+        self.written = tuple(k for k in written if takes(k))
+        self.dropped = tuple((k, owner) for k, owner in dropped if takes(k))
+        self.programs = {}
+
+    def __call__(self, values, cells):
+        donate = ()
+        if self.written and all(_refs(values, k) <= _OWNED_REFS for k in self.written):
+            donate = self.written
+        if self.dropped and all(_alone(owner, cells, values, k) for k, owner in self.dropped):
+            donate = tuple(sorted(donate + tuple(k for k, _ in self.dropped)))
+        if not donate:
             return self.jitted(values)
-        run = self.donating
+        run = self.programs.get(donate)
         if run is None:
             fn = _as_function(self.jaxpr)
             if fn is None or len(jax.tree_util.tree_leaves(values)) != len(values):
-                self.donate = tuple(written)
+                self.written = self.dropped = ()
                 return self.jitted(values)
-            run = self.donating = jax.jit(fn, donate_argnums=self.donate)
+            run = self.programs[donate] = jax.jit(fn, donate_argnums=donate, keep_unused=True)
         return jax.tree_util.tree_unflatten(self.tree, run(*values))
+
+
+def _alone(owner, cells, values, k):
+    """Whether ``owner.grad`` is held by ``owner`` alone, its cell (``cells[k]``) by it alone
+    and the cell's array by the cell alone."""
+    grad = owner._grad_value
+    if grad is None or grad._cell is not cells[k] or grad._view is not None:
+        return False
+    grad = None
+    return _grad_refs(owner) <= _GRAD_REFS and _refs(cells, k) <= _OWNED_REFS and _refs(values, k) <= _OWNED_REFS
