@@ -143,3 +143,40 @@ def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(mom
         (q * q * (k + 1)).sum().backward()
         eager.step()
         np.testing.assert_allclose(values[k], q.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_a_fused_step_writes_into_its_own_buffers_and_a_held_array_keeps_its_value(name, monkeypatch):
+    from tensorgrad._autograd import engine
+    monkeypatch.setitem(engine.BACKGROUND, "on", False)
+    kwargs = {"lr": 0.1, "momentum": 0.9} if name == "SGD" else {"lr": 0.1}
+
+    def run(steps, hold_at=None):
+        tg.manual_seed(0)
+        model = tg.nn.Linear(5, 3)              # its weight read in place by the product (TBackward0)
+        opt = getattr(tg.optim, name)(model.parameters(), **kwargs)
+        x = tg.ones(4, 5)
+        pointers, held = [], None
+        for k in range(steps):
+            opt.zero_grad()
+            loss = (model(x) ** 2).sum()
+            loss.backward()                     # loss (its graph) stays alive over the step
+            if k == hold_at:
+                held = model.weight._data       # as another tensor's storage or a saved tensor would
+                before = np.array(held)
+            opt.step()
+            pointers.append(model.weight._data.unsafe_buffer_pointer())
+        if held is not None:
+            assert not held.is_deleted()
+            np.testing.assert_array_equal(np.asarray(held), before)
+        return model, pointers
+
+    model, pointers = run(6)
+    assert len(set(pointers[2:])) == 1          # the fused steps write the weight's own buffer
+    held_model, held_pointers = run(6, hold_at=3)
+    assert held_pointers[3] != held_pointers[2]
+    monkeypatch.setattr(_fused, "FUSED_TYPES", {})
+    eager, _ = run(6)
+    for m in (model, held_model):
+        for p, q in zip(m.parameters(), eager.parameters()):
+            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)

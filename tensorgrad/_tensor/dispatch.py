@@ -301,6 +301,12 @@ def deferred_view(op, src, cfg=()):
     view = apply(op, (src,), cfg, _defer=True)
     view._vcache = None
     view._vgen = -1
+    if view._grad_fn is not None:
+        # Its backward needs no value, so the node could keep its source for a second backward;
+        # but the view's one consumer (the op that reads it) saves what it needs and is freed by
+        # a backward first, so a second backward fails there. Freed with it, the node stops
+        # holding the source array (a parameter's, which the optimizer then writes in place).
+        view._grad_fn.holds = True
     return view
 
 

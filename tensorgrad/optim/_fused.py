@@ -31,6 +31,7 @@ from .._autograd.engine import BACKGROUND
 from .._cache import KERNELS, config_key, jit, tracing
 from .._meta import LIVE as _META
 from .._storage import watch
+from .._compile.program import _OWNED_REFS, _refs
 from .._storage.overlay import Overlay
 from .._tensor import Tensor
 
@@ -55,7 +56,7 @@ def step_group(opt, index, group):
     params = [p for p in group["params"] if p.grad is not None]
     if not params:
         return True
-    cells, statics = [], []
+    cells, statics, grads = [], [], []
     for p in params:
         state = opt.state.get(p, {})
         if not ready(group, state):
@@ -71,6 +72,7 @@ def step_group(opt, index, group):
             if t._view is not None:
                 return False
             cells.append(t._cell)
+        grads.append(len(cells) - len(tensors) + 1)
     if len({id(c) for c in cells}) != len(cells):
         return False
     values = [c.value for c in cells]
@@ -94,21 +96,42 @@ def step_group(opt, index, group):
     if entry.run is None:
         if entry.pending is not None:
             return False            # its program is compiling behind the step: this one runs eagerly
-        jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced)
+        # every lifted cell but the gradients is written (parameters, state), and donated
+        entry.donated = tuple(k for k in range(len(cells)) if k not in set(grads))
         entry.cells = cells
-        lowered = jitted.lower(values)      # the trace runs here, in the step's own thread
+        lowered = _lower(key, entry, values, entry.donated)     # the trace runs here, in the step's thread
+        if entry.written != entry.donated:  # it wrote others: none is donated
+            entry.donated = ()
+            lowered = _lower(key, entry, values, ())
         if BACKGROUND["on"] and (fused["warm"] or first_step_updates):
             _compile_behind(fused, entry, lowered)
             fused["warm"] = True            # this step's eager update compiles its kernels
             return False
         entry.run = lowered.compile()
-    outs = entry.run(values)
+    if entry.donated and any(_refs(values, k) > _OWNED_REFS for k in entry.donated):
+        # an array that something else holds too (a graph's saved tensors, a NumPy view) keeps
+        # its buffer: this call runs the program that donates nothing
+        if entry.plain is None:
+            entry.cells = cells             # the trace lifts this call's cells
+            entry.plain = _lower(key, entry, values, ()).compile()
+        outs = entry.plain(*values)
+    else:
+        outs = entry.run(*values)
     for k, delta, value in zip(entry.written, entry.deltas, outs):
         cell = cells[k]
         cell.value = value
         cell.gen += 1
         cell.version += delta
     return True
+
+
+def _lower(key, entry, values, donated):
+    """The step's program over the lifted arrays, one argument each, traced (``entry.traced``)
+    and lowered, donating the arrays at ``donated``: XLA writes the new parameters and state
+    into their old buffers instead of allocating new ones every step."""
+    key = key + (donated,)
+    jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced, donate_argnums=donated)
+    return jitted.lower(*values)
 
 
 def _compile_behind(fused, entry, lowered):
@@ -138,8 +161,10 @@ class _Program:
         self.deltas = ()
         self.run = None
         self.pending = None                 # the thread compiling ``run``
+        self.donated = ()                   # the arguments ``run`` donates
+        self.plain = None                   # the program that donates nothing, once a call needs it
 
-    def traced(self, values):
+    def traced(self, *values):
         opt = self.owner()
         cells = self.cells
         overlay = Overlay()
