@@ -37,7 +37,9 @@ def _train(m, name, kwargs, steps=5, seed=0):
 def test_fused_steps_match_the_eager_steps_and_pytorch(case, monkeypatch):
     name, kwargs = _CASES[case]
     values, versions, state, opt = _train(tg, name, kwargs)
-    assert len(opt._fused["programs"]) == 1 and not opt._fused["off"]
+    # SGD with momentum: a first step's program, which makes the buffers, and the later steps'
+    assert len(opt._fused["programs"]) == (2 if kwargs.get("momentum") else 1) and not opt._fused["off"]
+    assert [list(s) for s in opt.state.values()] == [list(s) for s in _train(torch or tg, name, kwargs)[3].state.values()]
     monkeypatch.setattr(_fused, "FUSED_TYPES", {})
     eager = _train(tg, name, kwargs)
     for a, b in zip(values, eager[0]):
@@ -117,15 +119,14 @@ def test_a_new_program_compiles_behind_the_step_or_in_it(background, monkeypatch
 
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
 def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(momentum, monkeypatch):
-    """SGD's first step with momentum only makes the buffers (and without momentum nothing ran
-    before): an eager step meanwhile would compile its own kernels per parameter shape, so the
-    first program compiles in the step even with background compiles on; Adam's first step runs
-    its whole update, so its program compiles behind (the test above)."""
+    """SGD's first step runs as a program of its own, compiled in the step (with momentum it
+    makes the buffers, from the program's outputs, and runs once); no step runs SGD's update
+    eagerly, which would compile its own kernels per parameter shape. Adam's first step runs
+    its whole update eagerly, so its program compiles behind (the test above)."""
     from tensorgrad._autograd import engine
     monkeypatch.setitem(engine.BACKGROUND, "on", True)
     p = tg.nn.Parameter(tg.ones(6, 5))
     opt = tg.optim.SGD([p], lr=0.1, momentum=momentum)
-    first_fused = 1 if momentum else 0
     values = []
     for k in range(3):
         opt.zero_grad()
@@ -133,8 +134,15 @@ def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(mom
         opt.step()
         values.append(p.detach().numpy().copy())
         programs = list(opt._fused["programs"].values())
-        if k == first_fused:
-            assert len(programs) == 1 and programs[0].run is not None and programs[0].pending is None
+        assert len(programs) == (2 if momentum else 1) and programs[0].run is not None
+        if k:
+            assert all(e.run is not None and e.pending is None for e in programs)
+    if momentum:
+        # the first step's program made the buffers; the later steps' program was traced at its
+        # end and compiled behind the second step's forward and backward, which waited for it
+        assert programs[0].creating and programs[0].created == ((0, "momentum_buffer"),)
+        assert programs[1].prefetched and not programs[1].creating
+        assert opt.state[p]["momentum_buffer"]._version == 4 and not opt.state[p]["momentum_buffer"].requires_grad
     monkeypatch.setattr(_fused, "FUSED_TYPES", {})
     q = tg.nn.Parameter(tg.ones(6, 5))
     eager = tg.optim.SGD([q], lr=0.1, momentum=momentum)

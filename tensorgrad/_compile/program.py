@@ -1,12 +1,11 @@
 """A traced program of a compiled step, the guards under which it is valid, and the lifting of
 cells (tracers in for a trace, in this thread's overlay of the cells only)."""
 
-import sys
-
 import jax
 
 from .._cache import config_key
 from .._storage.overlay import Overlay
+from .._storage.ownership import GRAD_REFS, OWNED_REFS, grad_refs, refs
 from .recorder import _CELL, _FIXED
 
 
@@ -207,37 +206,6 @@ def _as_function(closed):
     return None if jaxpr_as_fun is None else jaxpr_as_fun(closed)
 
 
-def _refs(values, k):
-    return sys.getrefcount(values[k])
-
-
-def _grad_refs(owner):
-    grad = owner._grad_value
-    return sys.getrefcount(grad)
-
-
-class _Slot:
-    __slots__ = ("value",)
-
-
-class _Holder:
-    pass
-
-
-def _calibrate():
-    """What ``_refs`` counts for an object held by one slot (a cell's) and one list (the call's
-    values) alone, and ``_grad_refs`` for a ``.grad`` held by its owner alone: what this Python's
-    ``sys.getrefcount`` adds of its own is measured, not assumed."""
-    slot = _Slot()
-    slot.value = object()
-    holder = _Holder()
-    holder._grad_value = object()
-    return _refs([slot.value], 0), _grad_refs(holder)
-
-
-_OWNED_REFS, _GRAD_REFS = _calibrate()
-
-
 class _Runner:
     """Runs a traced step with donated buffers, so XLA writes new values into old buffers
     rather than allocating fresh ones every step:
@@ -276,7 +244,7 @@ class _Runner:
 
     def __call__(self, values, cells):
         donate = ()
-        if self.written and all(_refs(values, k) <= _OWNED_REFS for k in self.written):
+        if self.written and all(refs(values, k) <= OWNED_REFS for k in self.written):
             donate = self.written
         if self.dropped and all(_alone(owner, cells, values, k) for k, owner in self.dropped):
             donate = tuple(sorted(donate + tuple(k for k, _ in self.dropped)))
@@ -299,4 +267,4 @@ def _alone(owner, cells, values, k):
     if grad is None or grad._cell is not cells[k] or grad._view is not None:
         return False
     grad = None
-    return _grad_refs(owner) <= _GRAD_REFS and _refs(cells, k) <= _OWNED_REFS and _refs(values, k) <= _OWNED_REFS
+    return grad_refs(owner) <= GRAD_REFS and refs(cells, k) <= OWNED_REFS and refs(values, k) <= OWNED_REFS

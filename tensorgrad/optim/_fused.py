@@ -31,18 +31,21 @@ from .._autograd.engine import BACKGROUND
 from .._cache import KERNELS, config_key, jit, tracing
 from .._meta import LIVE as _META
 from .._storage import watch
-from .._compile.program import _OWNED_REFS, _refs
 from .._storage.overlay import Overlay
-from .._tensor import Tensor
+from .._storage.ownership import OWNED_REFS, refs
+from .._tensor import Tensor, _wrap
 
 MAX_PROGRAMS = 8
 # class -> (ready(group, state): whether a parameter's state is complete, whether the step that
-# creates the state also runs the whole update): filled by sgd.py and adam.py
+# creates the state also runs the whole update, whether that step may run as a program too (its
+# trace creates the state, which the program's outputs then fill)): filled by sgd.py and adam.py
 FUSED_TYPES = {}
 
 
-def step_group(opt, index, group):
-    """Run ``opt._update(group)`` as one program; False when it must run eagerly."""
+def step_group(opt, index, group, prefetch=False):
+    """Run ``opt._update(group)`` as one program; False when it must run eagerly. ``prefetch``:
+    trace the program the next step will run (the state as it is now) and compile it behind,
+    without running it."""
     spec = FUSED_TYPES.get(type(opt))
     fused = opt.__dict__.get("_fused")
     if fused is None:
@@ -52,15 +55,21 @@ def step_group(opt, index, group):
         fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object(), "warm": False}
     if spec is None or fused["off"] or watch.ACTIVE[0] or tracing():
         return False
-    ready, first_step_updates = spec
-    params = [p for p in group["params"] if p.grad is not None]
+    ready, first_step_updates, creates = spec
+    params = _params(group)
     if not params:
         return True
     cells, statics, grads = [], [], []
+    creating = None
     for p in params:
         state = opt.state.get(p, {})
-        if not ready(group, state):
+        fresh = not ready(group, state)
+        if fresh and (state or not creates):
             return False            # the first step creates the state eagerly
+        if creating is None:
+            creating = fresh
+        elif creating != fresh:
+            return False            # some parameters' state exists, others' not
         tensors = [p, p.grad]
         for name in sorted(state):
             value = state[name]
@@ -93,22 +102,38 @@ def step_group(opt, index, group):
             fused["off"] = True
             return False
         entry = programs[key] = _Program(opt, index)
+    if entry.run is None and entry.pending is not None:
+        if prefetch or not entry.prefetched:
+            return prefetch         # its program is compiling behind the step: this one runs eagerly
+        entry.pending.join()        # compiled behind this step's forward and backward
+        if entry.run is None:
+            return False
     if entry.run is None:
-        if entry.pending is not None:
-            return False            # its program is compiling behind the step: this one runs eagerly
         # every lifted cell but the gradients is written (parameters, state), and donated
         entry.donated = tuple(k for k in range(len(cells)) if k not in set(grads))
         entry.cells = cells
-        lowered = _lower(key, entry, values, entry.donated)     # the trace runs here, in the step's thread
+        entry.creating = creating
+        try:
+            lowered = _lower(key, entry, values, entry.donated)     # the trace runs here, in the step's thread
+        except _NotFusable:
+            fused["off"] = True
+            return False
         if entry.written != entry.donated:  # it wrote others: none is donated
             entry.donated = ()
             lowered = _lower(key, entry, values, ())
-        if BACKGROUND["on"] and (fused["warm"] or first_step_updates):
+        if prefetch:
+            entry.prefetched = True
+            _compile_behind(fused, entry, lowered)
+            return True
+        # a first step that creates the state runs once: compiled now, not behind an eager step
+        if BACKGROUND["on"] and (fused["warm"] or first_step_updates) and not creating:
             _compile_behind(fused, entry, lowered)
             fused["warm"] = True            # this step's eager update compiles its kernels
             return False
         entry.run = lowered.compile()
-    if entry.donated and any(_refs(values, k) > _OWNED_REFS for k in entry.donated):
+    if prefetch:
+        return True
+    if entry.donated and any(refs(values, k) > OWNED_REFS for k in entry.donated):
         # an array that something else holds too (a graph's saved tensors, a NumPy view) keeps
         # its buffer: this call runs the program that donates nothing
         if entry.plain is None:
@@ -122,7 +147,21 @@ def step_group(opt, index, group):
         cell.value = value
         cell.gen += 1
         cell.version += delta
+    for (i, name), value in zip(entry.created, outs[len(entry.written):]):
+        opt.state[params[i]][name] = _wrap(value)
+    if creating and BACKGROUND["on"]:
+        # the next step's program, over the state just made, compiles behind that step's
+        # forward and backward (whose kernels are compiled by now), and that step waits for it
+        step_group(opt, index, group, prefetch=True)
     return True
+
+
+def _params(group):
+    return [p for p in group["params"] if p.grad is not None]
+
+
+class _NotFusable(Exception):
+    """The first step created state that is not a tensor."""
 
 
 def _lower(key, entry, values, donated):
@@ -163,6 +202,9 @@ class _Program:
         self.pending = None                 # the thread compiling ``run``
         self.donated = ()                   # the arguments ``run`` donates
         self.plain = None                   # the program that donates nothing, once a call needs it
+        self.creating = False               # a first step, which creates the state
+        self.prefetched = False             # compiled behind the step before its first (which waits)
+        self.created = ()                   # ((parameter index, state name), ...) it created
 
     def traced(self, *values):
         opt = self.owner()
@@ -172,10 +214,29 @@ class _Program:
             for c, v in zip(cells, values):
                 overlay.put(c, v)
             before = [c.version for c in cells]
-            opt._update(opt.param_groups[self.index])
-            outs = [c.value for c in cells]
-            self.written = tuple(k for k, (v, o) in enumerate(zip(values, outs)) if o is not v)
-            self.deltas = tuple(cells[k].version - before[k] for k in self.written)
-            return [outs[k] for k in self.written]
+            group = opt.param_groups[self.index]
+            params = _params(group) if self.creating else ()
+            had = [p in opt.state for p in params]
+            try:
+                opt._update(group)
+                outs = [c.value for c in cells]
+                self.written = tuple(k for k, (v, o) in enumerate(zip(values, outs)) if o is not v)
+                self.deltas = tuple(cells[k].version - before[k] for k in self.written)
+                created, made = [], []
+                for i, p in enumerate(params):
+                    for name, value in opt.state.get(p, {}).items():
+                        if not isinstance(value, Tensor):
+                            raise _NotFusable(name)
+                        created.append((i, name))
+                        made.append(value._data)
+                self.created = tuple(created)
+                return [outs[k] for k in self.written] + made
+            finally:
+                # the state the trace made holds tracers: the step makes it from the outputs
+                for p, was in zip(params, had):
+                    if was:
+                        opt.state[p].clear()
+                    else:
+                        opt.state.pop(p, None)
         finally:
             overlay.close()

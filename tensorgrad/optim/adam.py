@@ -81,4 +81,4 @@ class AdamW(Adam):
 
 
 # a step runs as one program once each parameter's moments exist (the first step makes them)
-FUSED_TYPES[Adam] = FUSED_TYPES[AdamW] = (lambda group, state: bool(state), True)
+FUSED_TYPES[Adam] = FUSED_TYPES[AdamW] = (lambda group, state: bool(state), True, False)
