@@ -38,6 +38,7 @@ def test_fused_steps_match_the_eager_steps_and_pytorch(case, monkeypatch):
     name, kwargs = _CASES[case]
     values, versions, state, opt = _train(tg, name, kwargs)
     # SGD with momentum: a first step's program, which makes the buffers, and the later steps'
+    # (Adam's first step is the later steps' program on the zero state it makes first)
     assert len(opt._fused["programs"]) == (2 if kwargs.get("momentum") else 1) and not opt._fused["off"]
     assert [list(s) for s in opt.state.values()] == [list(s) for s in _train(torch or tg, name, kwargs)[3].state.values()]
     monkeypatch.setattr(_fused, "FUSED_TYPES", {})
@@ -70,15 +71,18 @@ def test_the_first_step_a_new_parameter_and_loaded_state_take_the_right_path():
     a, b = tg.nn.Parameter(tg.ones(2)), tg.nn.Parameter(tg.ones(2))
     opt = tg.optim.Adam([a, b], lr=0.1)
     (a * 3).sum().backward()
-    opt.step()                      # b has no grad; a's state is made eagerly
-    assert not opt._fused["programs"] and b not in opt.state
-    (a * b).sum().backward()        # b's first gradient: its state does not exist yet
-    opt.step()
-    assert not opt._fused["programs"]
+    opt.step()                      # b has no grad; a's state is made, then the program runs
+    programs = opt._fused["programs"]
+    assert len(programs) == 1 and b not in opt.state
+    assert [int(opt.state[a]["step"].item()), opt.state[a]["exp_avg"]._version] == [1, 1]
+    made = len(programs)
+    (a * b).sum().backward()        # b's first gradient: its state does not exist yet, a's does
+    opt.step()                      # so the step runs eagerly
+    assert len(programs) == made and int(opt.state[b]["step"].item()) == 1
     opt.zero_grad()
     (a * b).sum().backward()
     opt.step()
-    assert len(opt._fused["programs"]) == 1
+    assert len(programs) == made + 1 and not list(programs.values())[-1].creating
     twin = tg.optim.Adam([a, b], lr=0.1)
     twin.load_state_dict(opt.state_dict())      # new state tensors, the same shapes
     before = [t.clone() for t in (a, b)]
@@ -90,7 +94,7 @@ def test_the_first_step_a_new_parameter_and_loaded_state_take_the_right_path():
 
 
 @pytest.mark.parametrize("background", [True, False])
-def test_a_new_program_compiles_behind_the_step_or_in_it(background, monkeypatch):
+def test_adams_programs_compile_in_the_step_while_no_eager_update_warmed_its_kernels(background, monkeypatch):
     from tensorgrad._autograd import engine
     monkeypatch.setitem(engine.BACKGROUND, "on", background)
     p = tg.nn.Parameter(tg.ones(7, 3))
@@ -100,13 +104,18 @@ def test_a_new_program_compiles_behind_the_step_or_in_it(background, monkeypatch
         opt.zero_grad()
         (p * p * (k + 1)).sum().backward()
         opt.step()
-        (entry,) = opt._fused["programs"].values() if opt._fused["programs"] else (None,)
-        if k == 1:      # the first step with state: traced now, compiled behind (eager meanwhile) or now
-            assert entry is not None and (entry.run is None) == (background and entry.pending is not None)
-            if entry.pending is not None:
-                entry.pending.join()
+        programs = list(opt._fused["programs"].values())
+        # the first step makes the state, then compiles the program in the step (no eager
+        # update has compiled its kernels) and runs it; the later steps run it too
+        assert len(programs) == 1 and programs[0].run is not None and not programs[0].creating
         values.append(p.detach().numpy().copy())
-    assert entry.run is not None and entry.pending is None
+    opt.param_groups[0]["lr"] = 0.05           # a new program: the kernels are cold, so compiled in the step
+    opt.zero_grad()
+    (p * p).sum().backward()
+    opt.step()
+    programs = list(opt._fused["programs"].values())
+    assert len(programs) == 2 and all(e.run is not None and e.pending is None for e in programs)
+    values.append(p.detach().numpy().copy())
     monkeypatch.setattr(_fused, "FUSED_TYPES", {})
     q = tg.nn.Parameter(tg.ones(7, 3))
     eager = tg.optim.Adam([q], lr=0.1)
@@ -115,6 +124,11 @@ def test_a_new_program_compiles_behind_the_step_or_in_it(background, monkeypatch
         (q * q * (k + 1)).sum().backward()
         eager.step()
         np.testing.assert_allclose(values[k], q.detach().numpy(), rtol=1e-6)
+    eager.param_groups[0]["lr"] = 0.05
+    eager.zero_grad()
+    (q * q).sum().backward()
+    eager.step()
+    np.testing.assert_allclose(values[4], q.detach().numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
@@ -140,7 +154,7 @@ def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(mom
     if momentum:
         # the first step's program made the buffers; the later steps' program was traced at its
         # end and compiled behind the second step's forward and backward, which waited for it
-        assert programs[0].creating and programs[0].created == ((0, "momentum_buffer"),)
+        assert programs[0].creating and programs[0].created == ((0, "momentum_buffer", 0),)
         assert programs[1].prefetched and not programs[1].creating
         assert opt.state[p]["momentum_buffer"]._version == 4 and not opt.state[p]["momentum_buffer"].requires_grad
     monkeypatch.setattr(_fused, "FUSED_TYPES", {})

@@ -33,9 +33,11 @@ cached inside a trace for a current one, nor the other way round.
 import itertools
 import threading
 
+import jax
+
 from .cell import Cell
 
-__all__ = ["Overlay", "set_class", "overlaid_here"]
+__all__ = ["Overlay", "set_class", "overlaid_here", "placed"]
 
 _VALUE, _GEN, _VERSION = Cell.value, Cell.gen, Cell.version    # the slots themselves
 _FRESH = itertools.count(-1, -1)        # generations no real write uses (those count up from 0)
@@ -122,6 +124,17 @@ def set_class(cell, cls):
 def overlaid_here(cell):
     """Whether the current thread overlays ``cell``."""
     return cell in _MINE.cells
+
+
+def placed(cell, value):
+    """An array placed where ``value`` (read from ``cell``) is: the cell's own array when this
+    thread's trace lifted the cell and ``value`` is its tracer (an optimizer step's parameter
+    then has its own array's device), else ``value``."""
+    if cell in _MINE.cells and isinstance(value, jax.core.Tracer):
+        own = _VALUE.__get__(cell)
+        if not isinstance(own, jax.core.Tracer):
+            return own
+    return value
 
 
 class Overlay:

@@ -31,6 +31,7 @@ from .._ops.views import repeats
 from .._storage.cell import Cell, VersionCounter, reader, writer
 from .._storage.host import array_of
 from .._storage.layout import conj_bits
+from .._storage.overlay import placed
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
 
 # The package, where the layers above set REPR and LEGACY_CONSTRUCTOR (see the end of this file).
@@ -169,7 +170,7 @@ class Tensor(metaclass=TensorType):
 
     @property
     def device(self):
-        return _device.of_array(self._data)
+        return _device.of_array(placed(self._cell, self._data))
 
     @property
     def is_cuda(self):

@@ -37,8 +37,9 @@ from .._tensor import Tensor, _wrap
 
 MAX_PROGRAMS = 8
 # class -> (ready(group, state): whether a parameter's state is complete, whether the step that
-# creates the state also runs the whole update, whether that step may run as a program too (its
-# trace creates the state, which the program's outputs then fill)): filled by sgd.py and adam.py
+# creates the state also runs the whole update, and how a first step runs: "program" (one of its
+# own, whose trace creates the state, which the program's outputs then fill), "init" (the state
+# made by ``_init_state``, then the later steps' program) or "eager"): filled by sgd.py and adam.py
 FUSED_TYPES = {}
 
 
@@ -51,20 +52,27 @@ def step_group(opt, index, group, prefetch=False):
     if fused is None:
         # the token keys this optimizer's programs in the kernel cache (an id could be reused);
         # "warm": an eager update has run with the state complete (its kernels are compiled);
-        # an optimizer whose first step runs its whole update (Adam) counts as warm from the start
-        fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object(), "warm": False}
+        # "eager": an eager update ran, which for an optimizer whose first step runs its whole
+        # update (Adam) makes it warm
+        fused = opt.__dict__["_fused"] = {"programs": {}, "off": False, "token": object(), "warm": False,
+                                          "eager": False}
     if spec is None or fused["off"] or watch.ACTIVE[0] or tracing():
         return False
-    ready, first_step_updates, creates = spec
+    ready, first_step_updates, first = spec
     params = _params(group)
     if not params:
         return True
+    if first == "init" and all(not opt.state.get(p) for p in params):
+        # the first step is the later steps' update of the state as ``_init_state`` makes it
+        # (zeros, which need no kernel): made here, the step runs the later steps' program
+        for p in params:
+            opt.state[p].update(opt._init_state(p, group))
     cells, statics, grads = [], [], []
     creating = None
     for p in params:
         state = opt.state.get(p, {})
         fresh = not ready(group, state)
-        if fresh and (state or not creates):
+        if fresh and (state or first != "program"):
             return False            # the first step creates the state eagerly
         if creating is None:
             creating = fresh
@@ -125,8 +133,10 @@ def step_group(opt, index, group, prefetch=False):
             entry.prefetched = True
             _compile_behind(fused, entry, lowered)
             return True
-        # a first step that creates the state runs once: compiled now, not behind an eager step
-        if BACKGROUND["on"] and (fused["warm"] or first_step_updates) and not creating:
+        # a first step that creates the state runs once: compiled now, not behind an eager step;
+        # nor a program while no eager update ran (its kernels are not compiled)
+        warm = fused["warm"] or (first_step_updates and fused["eager"])
+        if BACKGROUND["on"] and warm and not creating:
             _compile_behind(fused, entry, lowered)
             fused["warm"] = True            # this step's eager update compiles its kernels
             return False
@@ -147,8 +157,9 @@ def step_group(opt, index, group, prefetch=False):
         cell.value = value
         cell.gen += 1
         cell.version += delta
-    for (i, name), value in zip(entry.created, outs[len(entry.written):]):
-        opt.state[params[i]][name] = _wrap(value)
+    for (i, name, version), value in zip(entry.created, outs[len(entry.written):]):
+        t = opt.state[params[i]][name] = _wrap(value)
+        t._cell.version = version
     if creating and BACKGROUND["on"]:
         # the next step's program, over the state just made, compiles behind that step's
         # forward and backward (whose kernels are compiled by now), and that step waits for it
@@ -204,7 +215,7 @@ class _Program:
         self.plain = None                   # the program that donates nothing, once a call needs it
         self.creating = False               # a first step, which creates the state
         self.prefetched = False             # compiled behind the step before its first (which waits)
-        self.created = ()                   # ((parameter index, state name), ...) it created
+        self.created = ()                   # ((parameter index, state name, version), ...) it created
 
     def traced(self, *values):
         opt = self.owner()
@@ -227,7 +238,7 @@ class _Program:
                     for name, value in opt.state.get(p, {}).items():
                         if not isinstance(value, Tensor):
                             raise _NotFusable(name)
-                        created.append((i, name))
+                        created.append((i, name, value._version))   # the in-place ops' count
                         made.append(value._data)
                 self.created = tuple(created)
                 return [outs[k] for k in self.written] + made

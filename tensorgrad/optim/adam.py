@@ -80,5 +80,5 @@ class AdamW(Adam):
                          decoupled_weight_decay=True)
 
 
-# a step runs as one program once each parameter's moments exist (the first step makes them)
-FUSED_TYPES[Adam] = FUSED_TYPES[AdamW] = (lambda group, state: bool(state), True, False)
+# a step runs as one program, the first too: it makes each parameter's moments (zeros) first
+FUSED_TYPES[Adam] = FUSED_TYPES[AdamW] = (lambda group, state: bool(state), True, "init")

@@ -292,6 +292,7 @@ class Optimizer:
             for index, group in enumerate(self.param_groups):
                 if not step_group(self, index, group):
                     self._update(group)
+                    self.__dict__["_fused"]["eager"] = True     # its kernels are compiled
         return loss
 
     def _update(self, group):

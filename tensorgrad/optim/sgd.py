@@ -51,4 +51,4 @@ class SGD(Optimizer):
 
 # a step runs as one program once each parameter's momentum buffer exists (or without momentum)
 # (its first step with momentum only makes the buffers)
-FUSED_TYPES[SGD] = (lambda group, state: group["momentum"] == 0 or "momentum_buffer" in state, False, True)
+FUSED_TYPES[SGD] = (lambda group, state: group["momentum"] == 0 or "momentum_buffer" in state, False, "program")
