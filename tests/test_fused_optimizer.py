@@ -202,3 +202,42 @@ def test_a_fused_step_writes_into_its_own_buffers_and_a_held_array_keeps_its_val
     for m in (model, held_model):
         for p, q in zip(m.parameters(), eager.parameters()):
             np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_a_first_step_compiles_one_program_not_a_kernel_per_op(name):
+    from test_caches import _Compiles
+    kwargs = {"lr": 0.1, "momentum": 0.9} if name == "SGD" else {"lr": 0.1}
+    tg.manual_seed(0)
+    model = tg.nn.Sequential(tg.nn.Linear(13, 11), tg.nn.Tanh(), tg.nn.Linear(11, 3))   # shapes no other test uses
+    opt = getattr(tg.optim, name)(model.parameters(), **kwargs)
+    twin = getattr(tg.optim, name)([tg.nn.Parameter(p.detach().clone()) for p in model.parameters()], **kwargs)
+    x = tg.randn(4, 13)
+    steps = []
+    for k in range(3):
+        opt.zero_grad()
+        model(x).pow(2).sum().backward()
+        for p, q in zip(model.parameters(), twin.param_groups[0]["params"]):
+            q.grad = p.grad.clone()
+        with _Compiles() as compiles:
+            opt.step()
+            for e in opt._fused["programs"].values():
+                if e.pending is not None:
+                    e.pending.join()
+        steps.append(len(compiles.names))
+        with _fused_off():
+            twin.step()
+        for p, q in zip(model.parameters(), twin.param_groups[0]["params"]):
+            # (a copy: numpy() would share the parameter's memory, and keep its array from being donated)
+            np.testing.assert_allclose(np.array(p._data), q.detach().numpy(), rtol=1e-6, atol=1e-7)
+    # SGD: the first step's own program, then the later steps' (compiled at the first's end)
+    assert steps == ([2, 0, 0] if name == "SGD" else [1, 0, 0])
+
+
+class _fused_off:
+    def __enter__(self):
+        self.saved = dict(_fused.FUSED_TYPES)
+        _fused.FUSED_TYPES.clear()
+
+    def __exit__(self, *exc):
+        _fused.FUSED_TYPES.update(self.saved)

@@ -181,7 +181,10 @@ def _lower(key, entry, values, donated):
     into their old buffers instead of allocating new ones every step."""
     key = key + (donated,)
     jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced, donate_argnums=donated)
-    return jitted.lower(*values)
+    # lowered for the arrays' types, not the arrays: what JAX keeps of a lowering (in reference
+    # cycles, until a collection) must not hold arrays a call is about to donate
+    return jitted.lower(*[jax.ShapeDtypeStruct(v.shape, v.dtype, sharding=v.sharding, weak_type=v.weak_type)
+                          for v in values])
 
 
 def _compile_behind(fused, entry, lowered):
