@@ -7,16 +7,20 @@ its own. Here the group's update (the optimizer's own ``_update``, the same code
 with the parameters, their gradients and their state lifted into one program (the cells hold
 tracers in this thread's overlay only, as ``tensorgrad.compile`` lifts them), and later steps
 run that program and write back what it wrote, with the version counters the eager ops would
-have moved. A new program is traced in the step and compiled on a background thread (as the
-fused backward is, ``TENSORGRAD_BACKGROUND_COMPILE``); steps run eagerly until it is ready. But
-an optimizer whose first step does not run its whole update (SGD: with momentum it only makes
-the buffers) compiles its program in the step until an eager update has run with the state
-complete: eager steps meanwhile would compile a kernel per op and parameter shape of their own,
-about twice what the one program costs.
+have moved. The first step runs as a program too: Adam's is the later steps' update of the
+zero state ``_init_state`` makes first; SGD's (with momentum it makes the buffers) is a program
+of its own, whose trace creates the state and whose outputs fill it, and at its end the later
+steps' program is traced and compiled behind the next step's forward and backward. A later new
+program (a changed hyperparameter) is traced in the step and compiled on a background thread
+(as the fused backward is, ``TENSORGRAD_BACKGROUND_COMPILE``), steps running eagerly until it is
+ready, once an eager update has compiled its kernels; until then it compiles in the step: eager
+steps meanwhile would compile a kernel per op and parameter shape of their own, about twice
+what the one program costs. The programs donate the parameters' and state's arrays (held by
+their cells alone; ``_storage/ownership.py``), so XLA writes the new values into the old buffers.
 
 It serves the optimizers listed in ``FUSED_TYPES`` (exactly those classes: a subclass may
-override anything), steps whose state already exists (the first step creates it eagerly) and
-tensors that are not views, not meta, not inside a trace or a watch. The group's Python
+override anything), steps whose parameters' state is all made or all missing, and tensors that
+are not views, not meta, not inside a trace or a watch. The group's Python
 hyperparameters are part of the program's key, so a scheduled learning rate compiles a program
 per value; after ``MAX_PROGRAMS`` programs an optimizer runs eagerly from then on (a schedule
 that changes every step would otherwise compile every step).
@@ -117,8 +121,13 @@ def step_group(opt, index, group, prefetch=False):
         if entry.run is None:
             return False
     if entry.run is None:
-        # every lifted cell but the gradients is written (parameters, state), and donated
+        # every lifted cell but the gradients is written (parameters, state), and donated; but
+        # not when one of their arrays is held elsewhere now (a graph's node that saves nothing
+        # keeps its inputs, ``x + bias``'s bias): then likely at every step, so the program that
+        # donates nothing is the one to compile
         entry.donated = tuple(k for k in range(len(cells)) if k not in set(grads))
+        if any(refs(values, k) > OWNED_REFS for k in entry.donated):
+            entry.donated = ()
         entry.cells = cells
         entry.creating = creating
         try:
@@ -182,9 +191,10 @@ def _lower(key, entry, values, donated):
     key = key + (donated,)
     jitted = KERNELS.get(key) or jit(KERNELS, key, entry.traced, donate_argnums=donated)
     # lowered for the arrays' types, not the arrays: what JAX keeps of a lowering (in reference
-    # cycles, until a collection) must not hold arrays a call is about to donate
-    return jitted.lower(*[jax.ShapeDtypeStruct(v.shape, v.dtype, sharding=v.sharding, weak_type=v.weak_type)
-                          for v in values])
+    # cycles, until a collection) must not hold arrays a call is about to donate (an array never
+    # placed explicitly has no sharding here: it follows the others, as the array would)
+    return jitted.lower(*[jax.ShapeDtypeStruct(v.shape, v.dtype, sharding=v.sharding if v.committed else None,
+                                               weak_type=v.weak_type) for v in values])
 
 
 def _compile_behind(fused, entry, lowered):
