@@ -102,12 +102,16 @@ def to_dtype(obj):
 
 # ---------------------------------------------------------------- default dtype
 
-_default = threading.local()
+class _Default(threading.local):
+    dtype = float32     # where this thread set none (read without a failed look-up: every binary op reads it)
+
+
+_default = _Default()
 
 
 def get_default_dtype():
     """The dtype of floating tensors made from Python floats (float32 unless changed)."""
-    return getattr(_default, "dtype", float32)
+    return _default.dtype
 
 
 def set_default_dtype(d):

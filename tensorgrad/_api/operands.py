@@ -43,9 +43,17 @@ def result_type(*operands):
     if len(operands) == 2:
         # the common binary case, cached on (dtype, is 0-d) of tensors and the type of numbers
         a, b = operands
-        ka = (a._data.dtype, a._data.ndim == 0) if isinstance(a, Tensor) else type(a)
-        kb = (b._data.dtype, b._data.ndim == 0) if isinstance(b, Tensor) else type(b)
-        key = (ka, kb, _dtype.get_default_dtype())
+        if isinstance(a, Tensor):
+            a = a._data
+            a = (a.dtype, not a.shape)
+        else:
+            a = type(a)
+        if isinstance(b, Tensor):
+            b = b._data
+            b = (b.dtype, not b.shape)
+        else:
+            b = type(b)
+        key = (a, b, _dtype._default.dtype)
         hit = _RT2.get(key)
         if hit is None:
             hit = _RT2[key] = _result_type(operands)

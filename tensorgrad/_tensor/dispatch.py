@@ -326,7 +326,9 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
                 raise RuntimeError(_INFERENCE_SAVED)
             if a._rg:
                 edge_pos.append(len(edges))
-                edges.append(a._edge())
+                fn = a._grad_fn
+                # ``a._edge()``, inlined for a non-view result of an op (the common operand)
+                edges.append((fn, a._output_nr) if fn is not None and a._base is None else a._edge())
                 mask.append(True)
             else:
                 edges.append((None, 0))
@@ -335,7 +337,7 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
                 saved.append(a)
         else:
             mask.append(False)
-            if op.scalar_slots and i not in no_slot and isinstance(a, _NUMBER):
+            if op.scalar_slots and i not in no_slot and (type(a) in _SCALAR_ARRAY_TYPES or isinstance(a, _NUMBER)):
                 edges.append((None, 0))
                 if saved is not None and len(args) == 2:
                     # ``x * 2``, ``x / 2``: as PyTorch, only the number is kept, not x
