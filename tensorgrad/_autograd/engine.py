@@ -415,10 +415,11 @@ def _structure(order, root_edges, gops):
             continue
         if not isinstance(n, OpNode) or n.freed:
             return None, None, None
-        nexts = tuple((-1 if c is None else index[c], nr) for c, nr in n._next)
+        nexts = tuple([(-1 if c is None else index[c], nr) for c, nr in n._next])
         views = n.views
-        parts.append((n.op, config_key(n.cfg), n.mask, n.edge_pos, n.avals is not None, n._num_outputs(), nexts,
-                      None if views is None else views_key(views)))
+        avals = n.avals
+        parts.append((n.op, config_key(n.cfg), n.mask, n.edge_pos, avals is not None,
+                      1 if avals is None else len(avals), nexts, None if views is None else views_key(views)))
         cfgs.append((n.cfg, views))
     roots = tuple((index[n], nr) for n, nr in root_edges if n is not None)
     return (tuple(parts), roots), index, cfgs
