@@ -18,6 +18,7 @@ from .grad_mode import STATE
 from .. import _meta
 from .._meta import call as meta_call
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
+from .staged import Staged
 from .._cache import FUSED, KERNELS, config_key, hold_sweeps, jit, tracing
 from .._ops.registry import apply_views, views_key, vjp_call
 
@@ -484,7 +485,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
         compile_now = False
     fresh = program is _SEEN
     if fresh:
-        program = jit(FUSED, key, _fused_program(*key, cfgs))
+        program = jit(FUSED, key, _fused_program(*key, cfgs), make=Staged)
     elif program in _COMPILING:
         return False            # its first program is still compiling: this backward runs node by node
     primals = []

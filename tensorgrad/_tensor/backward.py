@@ -18,6 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._cache import tracing
+from .._device import filled
 from .._autograd import engine
 from .._meta import is_meta
 from .._autograd.grad_mode import STATE
@@ -216,11 +218,14 @@ _ONES = {}
 
 
 def _ones(shape, dtype):
-    """A cached array of ones: the implicit gradient of a scalar output."""
+    """A cached array of ones: the implicit gradient of a scalar output (made on the host: no
+    kernel to compile; inside a trace, a value of the trace, not kept)."""
     key = (shape, dtype)
     arr = _ONES.get(key)
     if arr is None:
-        arr = _ONES[key] = jnp.ones(shape, dtype)
+        arr = filled(shape, 1, dtype)
+        if not tracing():
+            _ONES[key] = arr
     return arr
 
 

@@ -6,8 +6,10 @@ import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ... import _dtype
+from ..._cache import tracing
 from ..._autograd.grad_mode import is_grad_enabled, no_grad
 from ..._tensor import apply, check_inplace, commit_inplace, _wrap
 from ..._api import shape as S
@@ -26,7 +28,9 @@ def absent(dtype):
     """
     t = _ABSENT.get(dtype)
     if t is None:
-        t = _ABSENT[dtype] = _wrap(jnp.zeros((0,), dtype.np))
+        if tracing():           # a value of the trace: not kept
+            return _wrap(jnp.zeros((0,), dtype.np))
+        t = _ABSENT[dtype] = _wrap(jax.device_put(np.zeros((0,), dtype.np)))    # no kernel to compile
     return t
 
 
