@@ -4,6 +4,8 @@ and the cut agrees with the one program it replaces and with the node-by-node ba
 two agree with each other (to rounding: XLA sums a reduction fused with its producers in another
 order than one over a materialised array)."""
 
+import threading
+
 import jax
 import numpy as np
 import pytest
@@ -60,6 +62,7 @@ def _close(xs, ys):
 @pytest.mark.parametrize("build", [_cnn, _mlp, _attention], ids=["cnn", "mlp", "attention"])
 def test_a_cut_backward_keeps_the_bits_of_its_programs_and_agrees_with_the_whole_one(build, monkeypatch):
     monkeypatch.setitem(engine.BACKGROUND, "on", False)
+    monkeypatch.setattr(staged, "SWAP_AT", 10**9)         # the cut keeps serving
     _cache.FUSED.clear()
     calls = []
     original = staged.Staged.__call__
@@ -92,6 +95,52 @@ def test_a_cut_backward_keeps_the_bits_of_its_programs_and_agrees_with_the_whole
     model.zero_grad()
     loss().backward()
     _close(_grads(model), runs[-1])
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_the_whole_program_takes_over_from_the_cut(background, monkeypatch):
+    monkeypatch.setitem(engine.BACKGROUND, "on", background)
+    _cache.FUSED.clear()
+    calls = []
+    original = staged.Staged.__call__
+
+    def spy(self, *args):
+        calls.append((self, args))
+        return original(self, *args)
+
+    monkeypatch.setattr(staged.Staged, "__call__", spy)
+    tg.manual_seed(0)
+    model, loss = _mlp()
+    runs = []
+
+    def step():
+        model.zero_grad()
+        loss().backward()
+        runs.append(_grads(model))
+        for thread in [t for t in threading.enumerate() if t.name == "tensorgrad-fused-compile"]:
+            thread.join()
+    for _ in range(20):         # node by node (or fused), then the cut, then the whole program
+        step()
+        if calls and list(calls[-1][0].programs.values()) == [staged._WHOLE]:
+            break
+    program, args = calls[-1]
+    assert list(program.programs.values()) == [staged._WHOLE]
+    assert len(program.programs) == 1          # one signature
+    cut_runs = len(calls)
+    if not background:
+        assert cut_runs == staged.SWAP_AT       # the swap compiled in the third call
+    step()
+    step()
+    _same_bits(runs[-2], runs[-1])              # the whole program's steps
+    whole = jax.tree_util.tree_leaves(jax.jit(program.plain)(*args))
+    _same_bits(jax.tree_util.tree_leaves(program(*args)), whole)     # the whole program serves now
+    traced = program.plain.trace(*args)
+    cut = staged._Cut(traced.jaxpr, staged._cut(traced.jaxpr.jaxpr), traced.out_tree, staged.eager_options())
+    _close(jax.tree_util.tree_leaves(cut(jax.tree_util.tree_leaves(args))), whole)
+    if not background:          # (behind, the first call compiles in a thread: its result is dropped)
+        first = len(runs) - 2 - cut_runs        # the first backward the cut served
+        _same_bits(runs[first], runs[first + cut_runs - 1])      # the cut's steps
+        _close(runs[first], runs[-1])
 
 
 def test_a_backward_without_a_bulk_of_same_bits_runs_as_one_program(monkeypatch):

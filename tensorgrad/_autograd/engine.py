@@ -18,7 +18,7 @@ from .grad_mode import STATE
 from .. import _meta
 from .._meta import call as meta_call
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
-from .staged import Staged
+from .staged import BACKGROUND, Staged
 from .._cache import FUSED, KERNELS, config_key, hold_sweeps, jit, tracing
 from .._ops.registry import apply_views, views_key, vjp_call
 
@@ -350,7 +350,6 @@ _FUSED_MAX_NODES = 1000     # bigger graphs would spend longer compiling than ru
 # backward, and any until the program is ready, runs node by node: the compile (0.3-1 s for a
 # small CNN on a CPU) never stalls a training step. Its later programs (a new batch size)
 # compile in the call, as any jit's do. ``BACKGROUND["on"] = False`` compiles in the call.
-BACKGROUND = {"on": os.environ.get("TENSORGRAD_BACKGROUND_COMPILE", "1") != "0"}
 _COMPILING = {}             # program -> its compiling thread
 
 # A structure seen for the first time whose nodes' backward kernels mostly were never compiled
