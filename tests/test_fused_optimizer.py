@@ -2,6 +2,8 @@
 the same values and version counters as the eager step and as PyTorch's, a program per
 hyperparameter set up to a limit, and the eager path wherever the program cannot serve."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -217,6 +219,9 @@ def test_a_first_step_compiles_one_program_not_a_kernel_per_op(name):
     for k in range(3):
         opt.zero_grad()
         model(x).pow(2).sum().backward()
+        for thread in threading.enumerate():
+            if thread.name == "tensorgrad-fused-compile":
+                thread.join()                   # a backward program compiling behind is not the step's
         for p, q in zip(model.parameters(), twin.param_groups[0]["params"]):
             q.grad = p.grad.clone()
         with _Compiles() as compiles:
@@ -224,14 +229,48 @@ def test_a_first_step_compiles_one_program_not_a_kernel_per_op(name):
             for e in opt._fused["programs"].values():
                 if e.pending is not None:
                     e.pending.join()
+            for thread in threading.enumerate():
+                if thread.name == "tensorgrad-optimizer-compile":
+                    thread.join()
         steps.append(len(compiles.names))
         with _fused_off():
             twin.step()
         for p, q in zip(model.parameters(), twin.param_groups[0]["params"]):
             # (a copy: numpy() would share the parameter's memory, and keep its array from being donated)
             np.testing.assert_allclose(np.array(p._data), q.detach().numpy(), rtol=1e-6, atol=1e-7)
-    # SGD: the first step's own program, then the later steps' (compiled at the first's end)
-    assert steps == ([2, 0, 0] if name == "SGD" else [1, 0, 0])
+    # SGD: the first step's own program, then the later steps' (compiled at the first's end);
+    # Adam's one program, compiled again with XLA's defaults at its third step (``_settle``) where
+    # it was compiled with the eager options
+    fast = [e.fast for e in opt._fused["programs"].values()]
+    assert steps == ([2, 0, 0] if name == "SGD" else [1, 0, int(fast[0])])
+
+
+@pytest.mark.parametrize("name", ["SGD", "SGD-nesterov"])
+def test_a_step_compiled_again_with_the_defaults_keeps_every_bit(name, monkeypatch):
+    from tensorgrad._autograd import engine
+    monkeypatch.setitem(engine.BACKGROUND, "on", False)
+    kwargs = {"lr": 0.1, "momentum": 0.9, "nesterov": name == "SGD-nesterov", "weight_decay": 0.01}
+    name = "SGD"
+
+    def run(settle_at):
+        monkeypatch.setattr(_fused, "SETTLE_AT", settle_at)
+        tg.manual_seed(0)
+        model = tg.nn.Sequential(tg.nn.Linear(30, 40), tg.nn.Tanh(), tg.nn.Linear(40, 3))
+        opt = getattr(tg.optim, name)(model.parameters(), **kwargs)
+        x = tg.randn(8, 30)
+        runs = []
+        for _ in range(7):
+            opt.zero_grad()
+            model(x).pow(2).sum().backward()
+            opt.step()
+            runs.append(next(iter(opt._fused["programs"].values()), None))
+        return [np.array(p._data) for p in model.parameters()], opt
+    settled, opt = run(3)
+    entries = [e for e in opt._fused["programs"].values() if e.calls >= 3]
+    assert entries and all(e.fast and e.lowered is None for e in entries)     # compiled again
+    kept, _ = run(10**9)
+    for a, b in zip(settled, kept):
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
 
 
 class _fused_off:
