@@ -46,6 +46,20 @@ def _grads(model):
     return [np.asarray(p.grad._data) for p in model.parameters()]
 
 
+def _calls(monkeypatch):
+    """An empty fused cache, and the list of (program, arguments) of each fused backward's call."""
+    _cache.FUSED.clear()
+    calls = []
+    original = staged.Staged.__call__
+
+    def spy(self, *args):
+        calls.append((self, args))
+        return original(self, *args)
+
+    monkeypatch.setattr(staged.Staged, "__call__", spy)
+    return calls
+
+
 def _same_bits(xs, ys):
     assert len(xs) == len(ys)
     for a, b in zip(xs, ys):
@@ -63,15 +77,7 @@ def _close(xs, ys):
 def test_a_cut_backward_keeps_the_bits_of_its_programs_and_agrees_with_the_whole_one(build, monkeypatch):
     monkeypatch.setitem(engine.BACKGROUND, "on", False)
     monkeypatch.setattr(staged, "SWAP_AT", 10**9)         # the cut keeps serving
-    _cache.FUSED.clear()
-    calls = []
-    original = staged.Staged.__call__
-
-    def spy(self, *args):
-        calls.append((self, args))
-        return original(self, *args)
-
-    monkeypatch.setattr(staged.Staged, "__call__", spy)
+    calls = _calls(monkeypatch)
     tg.manual_seed(0)
     model, loss = build()
     runs = []
@@ -100,15 +106,7 @@ def test_a_cut_backward_keeps_the_bits_of_its_programs_and_agrees_with_the_whole
 @pytest.mark.parametrize("background", [False, True])
 def test_the_whole_program_takes_over_from_the_cut(background, monkeypatch):
     monkeypatch.setitem(engine.BACKGROUND, "on", background)
-    _cache.FUSED.clear()
-    calls = []
-    original = staged.Staged.__call__
-
-    def spy(self, *args):
-        calls.append((self, args))
-        return original(self, *args)
-
-    monkeypatch.setattr(staged.Staged, "__call__", spy)
+    calls = _calls(monkeypatch)
     tg.manual_seed(0)
     model, loss = _mlp()
     runs = []
