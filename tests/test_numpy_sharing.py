@@ -101,6 +101,14 @@ w = torch.ones(2, requires_grad=True)
 with torch.no_grad():
     n = w.numpy()
 n
+---
+t = torch.zeros(3); n = t.numpy(); n[1] = 4; del n; t, t * 2
+---
+t = torch.zeros(3); n = t.numpy()[1:]; t.add_(1); n[0] = 7; t, n
+---
+t = torch.zeros(2, 2); n = t.t().numpy(); del t; n[0, 1] = 3; n
+---
+t = torch.ones(3); a = t.numpy().copy(); t.add_(1); b = t.numpy(); t.mul_(3); a, b, t
 """)
 
 
@@ -137,6 +145,24 @@ def test_ordinary_cells_stay_plain():
     assert isinstance(t._cell, host.HostCell) and type((t * 2)._cell) is Cell
     n[0] = 3
     assert t.tolist() == [3, 1]
+
+
+def test_a_cell_numpy_shared_is_ordinary_again_once_its_arrays_are_gone():
+    t = tg.zeros(3)
+    n = t.numpy()
+    view = n[1:]
+    del n
+    t.add_(1)
+    assert isinstance(t._cell, host.HostCell) and view.tolist() == [1, 1]     # a view of it still lives
+    view[0] = 5
+    del view
+    assert t.tolist() == [1, 5, 1] and type(t._cell) is Cell                  # its last write taken in
+    t.mul_(2)
+    m = t.numpy()
+    assert isinstance(t._cell, host.HostCell) and m.tolist() == [2, 10, 2]
+    a = tg.from_numpy(np.zeros(2))
+    a.add_(1)
+    assert isinstance(a._cell, host.HostCell)          # the user's own array: shared for good
 
 
 def test_an_optimizer_step_reaches_the_array_without_torch():

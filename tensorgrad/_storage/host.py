@@ -28,8 +28,13 @@ jax array last made from it. Precisely:
   it. An overlaid host cell (``overlay.py``) gives the tracing thread its overlay and every other
   thread the host cell's own properties.
 * **the cost.** An ordinary cell pays nothing. A host cell pays a compare of its bytes at each
-  read and a copy at each write and at each read after a numpy write, for as long as the cell
-  lives (``t.numpy()`` turns the tensor's cell into a host cell for good).
+  read and a copy at each write and at each read after a numpy write. A cell shared by
+  ``from_numpy`` pays it for as long as it lives (the user's array may be written through any
+  view of it). A cell shared by ``numpy()`` pays it only while an array it gave lives: those
+  arrays are views of an ``_Owner`` the cell holds by a weak reference, so once the last of them
+  (and every view of them) is gone, the cell's next read or write takes in any last numpy write
+  and the cell is an ordinary one again (``w.detach().numpy().copy()`` of a weight, a logged
+  value, costs the training loop nothing after).
 * **numpy arrays.** A read-only array is shared with PyTorch's warning (once per process); a
   tensor write cannot reach it, so the tensor keeps its written value until the array itself
   changes. An array with a negative stride raises PyTorch's ``ValueError``. A non-contiguous
@@ -40,6 +45,7 @@ jax array last made from it. Precisely:
 """
 
 import warnings
+import weakref
 
 import jax
 import numpy as np
@@ -70,11 +76,39 @@ STRIDED_VIEW = ("tensorgrad: numpy() of a view of a tensor made from a non-conti
 
 
 class _Host:
-    __slots__ = ("array", "seen")
+    __slots__ = ("array", "seen", "owner")
 
-    def __init__(self, array, seen):
+    def __init__(self, array, seen, owner=None):
         self.array = array      # the numpy array shared with the user
         self.seen = seen        # an array of the contents the cell's jax array was made from (never written)
+        self.owner = owner      # numpy()'s cells: a weak reference to the _Owner of the arrays given out
+
+
+class _Owner:
+    """The base of the arrays ``numpy()`` gives: an object exporting the storage array's memory
+    (``__array_interface__``), so every view of those arrays keeps it alive and the cell can tell,
+    by its weak reference, when none is left. It keeps the memory alive after the cell too."""
+
+    __slots__ = ("__array_interface__", "array", "__weakref__")
+
+    def __init__(self, array):
+        self.array = array
+        self.__array_interface__ = array.__array_interface__
+
+
+def _NO_OWNER():
+    return None
+
+
+def _given(host):
+    """Whether an array shared by this host may still be written by the user."""
+    return host.owner is None or host.owner() is not None
+
+
+def _unshare(cell):
+    """Make ``cell`` (whose arrays are all gone, its last write taken in) an ordinary cell."""
+    del cell.host
+    set_class(cell, Cell)
 
 
 def _same(a, seen):
@@ -92,6 +126,8 @@ def _sync(cell):
         host.seen = copy
         _VALUE.__set__(cell, jax.device_put(copy))
         _GEN.__set__(cell, _GEN.__get__(cell) + 1)
+    if not _given(host):
+        _unshare(cell)
 
 
 class HostCell(Cell):
@@ -108,6 +144,10 @@ class HostCell(Cell):
     def value(self, new):
         host = self.host
         if isinstance(new, jax.core.Tracer) or not hasattr(new, "__array__"):
+            _VALUE.__set__(self, new)
+            return
+        if not _given(host):        # no array left to write: this write replaces any numpy write
+            _unshare(self)
             _VALUE.__set__(self, new)
             return
         array = host.array
@@ -166,9 +206,16 @@ def array_of(t):
         return np.asarray(value)
     if not isinstance(cell, HostCell):
         base = cell.value
-        cell.host = _Host(np.array(base), np.asarray(base))
+        cell.host = _Host(np.array(base), np.asarray(base), owner=_NO_OWNER)
         set_class(cell, HostCell)
-    storage = cell.host.array
+    host = cell.host
+    storage = host.array
+    if host.owner is not None:      # numpy()'s storage: the arrays given are views of its owner
+        owner = host.owner()
+        if owner is None:
+            owner = _Owner(storage)
+            host.owner = weakref.ref(owner)
+        storage = np.asarray(owner)
     if t._view is None:
         return storage.view()
     if not storage.flags.c_contiguous:
