@@ -89,6 +89,34 @@ def test_tensor_dataset_batches_and_len_match_torch():
     assert ours == theirs
 
 
+def test_batches_of_numpy_shared_tensors_and_their_subsets_match_torch():
+    def load(T, D):
+        x = np.arange(24, dtype=np.float32).reshape(12, 2)
+        flags = np.zeros(12, dtype=bool)
+        ds = D.TensorDataset(T.from_numpy(x), T.from_numpy(np.arange(12)), T.from_numpy(flags))
+        first = next(iter(D.DataLoader(ds, batch_size=5)))
+        x[1:3] = -1                     # numpy writes reach the next batch
+        flags[2] = True
+        split = D.Subset(D.Subset(ds, [11, 2, 7, 1, 0, 5]), np.array([1, 3, 0, 5]))
+        return [first, list(D.DataLoader(ds, batch_size=5)), list(D.DataLoader(split, batch_size=3)),
+                list(D.DataLoader(D.Subset(ds, T.tensor([4, 2])), batch_size=2)),
+                list(D.DataLoader(D.Subset(ds, [-1, -12]), batch_size=2))]
+    ours, theirs = _both(load)
+    assert ours == theirs
+
+
+def test_a_batch_of_a_numpy_shared_tensor_reads_its_rows_only(monkeypatch):
+    from tensorgrad._storage import host
+    data = np.zeros((1000, 8), dtype=np.float32)
+    ds = tgdata.TensorDataset(tg.from_numpy(data))
+    data[7] = 3
+    compares = []
+    same = host._same
+    monkeypatch.setattr(host, "_same", lambda a, seen: compares.append(a.size) or same(a, seen))
+    (batch,) = next(iter(tgdata.DataLoader(tgdata.Subset(ds, [7, 9]), batch_size=2)))
+    assert batch.tolist() == [[3] * 8, [0] * 8] and compares == []
+
+
 def test_custom_collate_fn_and_sampler_match_torch():
     def load(T, D):
         ds = D.TensorDataset(T.arange(6.))

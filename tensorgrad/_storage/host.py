@@ -34,7 +34,9 @@ jax array last made from it. Precisely:
   arrays are views of an ``_Owner`` the cell holds by a weak reference, so once the last of them
   (and every view of them) is gone, the cell's next read or write takes in any last numpy write
   and the cell is an ordinary one again (``w.detach().numpy().copy()`` of a weight, a logged
-  value, costs the training loop nothing after).
+  value, costs the training loop nothing after). A ``DataLoader`` batch of a ``TensorDataset``
+  (or of Subsets of one) over such a tensor reads its rows from the array (``live_array``), so it
+  costs the rows, not a compare of the whole dataset.
 * **numpy arrays.** A read-only array is shared with PyTorch's warning (once per process); a
   tensor write cannot reach it, so the tensor keeps its written value until the array itself
   changes. An array with a negative stride raises PyTorch's ``ValueError``. A non-contiguous
@@ -54,7 +56,7 @@ from .cell import Cell
 from .layout import geometry
 from .overlay import overlaid_here, set_class
 
-__all__ = ["HostCell", "share_array", "array_of", "check_array"]
+__all__ = ["HostCell", "share_array", "array_of", "check_array", "live_array"]
 
 _VALUE, _GEN = Cell.value, Cell.gen        # the slots themselves
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -228,3 +230,16 @@ def array_of(t):
     return np.lib.stride_tricks.as_strided(flat[offset:], shape, tuple(s * size for s in strides),
                                            writeable=storage.flags.writeable)
 
+
+
+def live_array(t):
+    """The numpy array that holds ``t``'s current contents, when ``t`` is a whole (not a view)
+    tensor over memory shared with numpy and readable here; else None. Reading rows of it costs
+    what the rows cost, not a compare of the whole storage (``DataLoader``'s batches of a
+    ``TensorDataset`` over ``torch.from_numpy(data)`` read it so)."""
+    cell = t._cell
+    if t._view is not None or not isinstance(cell, HostCell) or overlaid_here(cell):
+        return None
+    if isinstance(_VALUE.__get__(cell), jax.core.Tracer):
+        return None
+    return cell.host.array

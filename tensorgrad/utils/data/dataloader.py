@@ -11,11 +11,14 @@ import multiprocessing
 import warnings
 
 import jax
+import numpy as np
 
+from ..._api.creation import tensor
 from ..._api.random import randint
+from ..._storage.host import live_array
 from ._collate import default_collate, default_convert
 from ._worker import Worker
-from .dataset import IterableDataset, TensorDataset
+from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -193,12 +196,35 @@ class DataLoader:
         if not self._auto_collation:
             return self.collate_fn(self.dataset[index])
         dataset = self.dataset
-        if type(dataset) is TensorDataset and self.collate_fn is default_collate:
-            # rows gathered at once give the same batch as stacking the samples one by one
-            return [t[index] for t in dataset.tensors]
+        if self.collate_fn is default_collate:
+            batch = _tensor_rows(dataset, index)
+            if batch is not None:
+                return batch
         getitems = getattr(dataset, "__getitems__", None)
         samples = getitems(index) if callable(getitems) else [dataset[i] for i in index]
         return self.collate_fn(samples)
+
+
+def _tensor_rows(dataset, index):
+    """The default-collated batch at ``index`` of a TensorDataset, or of Subsets of one, as one
+    gather of rows per tensor (the same batch as stacking the samples one by one); None for any
+    other dataset, or indices that are not Python or NumPy integers. The rows of a tensor over
+    memory shared with numpy (``torch.from_numpy(data)``) are read from that memory, at the
+    rows' cost."""
+    while type(dataset) is Subset:
+        indices = dataset.indices
+        if not isinstance(indices, (list, tuple, range, np.ndarray)):
+            return None
+        index = [indices[i] for i in index]
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset or not all(type(i) is int or isinstance(i, np.integer) for i in index):
+        return None
+    index = [int(i) for i in index]
+    batch = []
+    for t in dataset.tensors:
+        array = live_array(t)
+        batch.append(t[index] if array is None or t.requires_grad else tensor(np.take(array, index, axis=0)))
+    return batch
 
 
 class _IterableFetcher:
