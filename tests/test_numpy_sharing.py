@@ -109,6 +109,18 @@ t = torch.zeros(3); n = t.numpy()[1:]; t.add_(1); n[0] = 7; t, n
 t = torch.zeros(2, 2); n = t.t().numpy(); del t; n[0, 1] = 3; n
 ---
 t = torch.ones(3); a = t.numpy().copy(); t.add_(1); b = t.numpy(); t.mul_(3); a, b, t
+---
+a = np.arange(12.).reshape(3, 4); t = torch.from_numpy(a); r = t[1]; a[0, 0] = -1; r2 = t[2]; a[1, 3] = 9; r, r2, t[0], t
+---
+a = np.arange(12.).reshape(3, 4); t = torch.from_numpy(a); c = t[:, 1]; d = t.t()[2]; a[2, 1] = 50; a[0, 2] = 60; c, d, c.sum() + d.sum()
+---
+a = np.arange(9.).reshape(3, 3); t = torch.from_numpy(a); g = t.diagonal(); e = t[0].expand(2, 3); a[1, 1] = -4; a[0, 2] = 7; g, e, t[1:][0]
+---
+a = np.arange(8, dtype=np.float32).reshape(2, 4); t = torch.from_numpy(a); u = t.unfold(1, 2, 1); v = t.view(4, 2)[3]; a[1, 3] = -2; u, v
+---
+a = np.arange(6.).reshape(2, 3); t = torch.from_numpy(a); r = t[0]; r.mul_(10); a[1, 2] = 5; r, t, a
+---
+a = np.zeros((2, 3), dtype=np.complex64); t = torch.from_numpy(a); re = torch.view_as_real(t)[1]; a[1, 0] = 2 + 3j; re, t.imag
 """)
 
 

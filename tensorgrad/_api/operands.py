@@ -44,12 +44,12 @@ def result_type(*operands):
         # the common binary case, cached on (dtype, is 0-d) of tensors and the type of numbers
         a, b = operands
         if isinstance(a, Tensor):
-            a = a._data
+            a = a._meta
             a = (a.dtype, not a.shape)
         else:
             a = type(a)
         if isinstance(b, Tensor):
-            b = b._data
+            b = b._meta
             b = (b.dtype, not b.shape)
         else:
             b = type(b)
@@ -67,7 +67,7 @@ def _result_type(operands):
     scalars = []
     for x in operands:
         if isinstance(x, Tensor):
-            arr = x._data
+            arr = x._meta
             (dims if arr.ndim else zeros).append(_dtype.FROM_NP[arr.dtype])
         elif x is not None:
             scalars.append(_dtype.scalar_dtype(x).kind)

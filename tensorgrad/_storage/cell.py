@@ -42,6 +42,18 @@ class can be switched.
         if _WATCHING:
             note_cell(self)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "value" in cls.__dict__ and "meta" not in cls.__dict__:
+            cls.meta = cls.__dict__["value"]
+
+
+# ``cell.meta``: an array of the storage's shape and dtype, for what reads no element. It is
+# ``value`` (this very slot), except where reading ``value`` costs more than the slot: a
+# ``host.HostCell`` gives its array without comparing the numpy memory (a numpy write changes
+# no shape or dtype). A subclass that makes ``value`` a property gets it as ``meta`` too.
+Cell.meta = Cell.value
+
 
 class VersionCounter:
     """A separate version counter (``.data`` aliases share the cell but not the counter)."""

@@ -7,8 +7,8 @@ immutable jax array, so a ``HostCell`` holds both: the numpy array (``cell.host.
 user's for ``from_numpy``, one made by ``numpy()`` otherwise) and, in the cell's own slot, the
 jax array last made from it. Precisely:
 
-* **numpy writes reach the tensor at its next read.** Every read of the cell's ``value`` or
-  ``gen`` compares the array's bytes with those the jax array was made from (``host.seen``) and,
+* **numpy writes reach the tensor at its next read.** Every read of the cell's ``value``
+  compares the array's bytes with those the jax array was made from (``host.seen``) and,
   when they differ, copies the array into a new jax array and bumps ``gen`` (views of the tensor
   read it again). The version counter (``t._version``) does not move, as in PyTorch, where a
   numpy write is not an in-place op either.
@@ -37,6 +37,11 @@ jax array last made from it. Precisely:
   value, costs the training loop nothing after). A ``DataLoader`` batch of a ``TensorDataset``
   (or of Subsets of one) over such a tensor reads its rows from the array (``live_array``), so it
   costs the rows, not a compare of the whole dataset.
+* **what a read compares.** Not all of it, where less will do: a view (``t[i]``, ``t[:, 1]``,
+  ``t.t()``) compares the bytes it covers (``sync_view``, at ``layout.geometry``'s shape,
+  strides and offset) before it trusts its cached value or is made, and takes in the whole array
+  when they changed; reading ``gen`` compares nothing; the shape and dtype (``cell.meta``) need
+  no compare. So a sample ``X[i]`` of a shared dataset costs a compare of its row.
 * **numpy arrays.** A read-only array is shared with PyTorch's warning (once per process); a
   tensor write cannot reach it, so the tensor keeps its written value until the array itself
   changes. An array with a negative stride raises PyTorch's ``ValueError``. A non-contiguous
@@ -56,7 +61,7 @@ from .cell import Cell
 from .layout import geometry
 from .overlay import overlaid_here, set_class
 
-__all__ = ["HostCell", "share_array", "array_of", "check_array", "live_array"]
+__all__ = ["HostCell", "share_array", "array_of", "check_array", "live_array", "sync_view"]
 
 _VALUE, _GEN = Cell.value, Cell.gen        # the slots themselves
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -162,13 +167,49 @@ class HostCell(Cell):
         _VALUE.__set__(self, new)
 
     @property
+    def meta(self):
+        return _VALUE.__get__(self)
+
+    @property
     def gen(self):
-        _sync(self)
+        # not compared here: a view compares the bytes it covers (``sync_view``) before it
+        # trusts its cached value, and every read of ``value`` compares them all
         return _GEN.__get__(self)
 
     @gen.setter
     def gen(self, value):
         _GEN.__set__(self, value)
+
+
+# the view steps whose region of the storage ``layout.geometry`` gives in the storage's own dtype
+_LAYOUT_STEPS = {"select", "slice", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "transpose", "t", "permute",
+                 "expand", "view", "reshape_alias", "diagonal", "alias", "unbind", "split", "split_with_sizes",
+                 "unfold", "as_strided_gather"}
+
+
+def sync_view(t):
+    """Before the view ``t`` of a host cell trusts its cached value or is computed from the cell's
+    array: compare the bytes it covers and, when they changed (or no array ``numpy()`` gave is
+    left), take in the whole numpy array (``gen`` moves). A row of a large shared dataset then
+    costs a compare of the row. Nothing to do in this thread's trace (it reads its overlay)."""
+    cell = t._cell
+    if overlaid_here(cell):
+        return
+    host = cell.host
+    array, seen = host.array, host.seen
+    cached = t._vcache          # of the view's shape and dtype
+    if _given(host) and cached is not None and array.flags.c_contiguous and array.dtype == seen.dtype == cached.dtype \
+            and all(op.name in _LAYOUT_STEPS for op, _, _ in t._view[0]):
+        shape, strides, offset = geometry(t, array.shape)
+        if shape != tuple(cached.shape):
+            _sync(cell)
+            return
+        size = array.itemsize
+        mine, theirs = (np.lib.stride_tricks.as_strided(a.reshape(-1)[offset:], shape, tuple(st * size for st in strides))
+                        for a in (array, seen))
+        if _same(mine, theirs):
+            return
+    _sync(cell)
 
 
 def check_array(arr):

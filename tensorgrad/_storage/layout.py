@@ -102,9 +102,10 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
     return tuple(shape), tuple(strides), offset
 
 
-def geometry(t):
-    """``(shape, strides, storage_offset)`` of ``t``, as PyTorch would lay it out."""
-    base = tuple(t._cell.value.shape)
+def geometry(t, base=None):
+    """``(shape, strides, storage_offset)`` of ``t``, as PyTorch would lay it out (``base``: the
+    storage's shape, when known)."""
+    base = tuple(t._cell.meta.shape) if base is None else tuple(base)
     shape, strides, offset = base, contiguous_strides(base), 0
     view = t._view
     if view is not None:

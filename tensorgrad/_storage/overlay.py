@@ -72,6 +72,7 @@ class _Overlaid(Cell):
 
     __slots__ = ()
     value = _get(_VALUE, 0)
+    meta = _get(_VALUE, 0)
     gen = _get(_GEN, 1)
     version = _get(_VERSION, 2)
 
@@ -86,7 +87,8 @@ def _overlaid(cls):
     if over is None:
         over = _OVERLAID[cls] = type("_Overlaid" + cls.__name__, (cls,), {
             "__slots__": (), "__doc__": _Overlaid.__doc__, "__module__": __name__,
-            "value": _get(cls.value, 0), "gen": _get(cls.gen, 1), "version": _get(cls.version, 2)})
+            "value": _get(cls.value, 0), "meta": _get(cls.meta, 0), "gen": _get(cls.gen, 1),
+            "version": _get(cls.version, 2)})
     return over
 
 

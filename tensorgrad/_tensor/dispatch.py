@@ -21,6 +21,7 @@ from .. import _autocast
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
 from .._storage.cell import Cell
+from .._storage.host import HostCell, sync_view
 from .._storage.watch import note_read, on_watching
 from .tensor import Tensor, _wrap
 
@@ -165,6 +166,9 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
     record = False
     views = None
     scalars_as_arrays = op.scalar_slots
+    # a view's source is read as ``meta``: a host cell's array is not compared whole for it, the
+    # view compares the bytes it covers (``_make_output``)
+    source = args[0] if op.is_view and _view_result else None
     for a in args:
         if isinstance(a, Tensor):
             if a._base is not None and STATE.grad:
@@ -176,8 +180,8 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
             if a._view is None:
                 if _WATCHING:
                     note_read(a)
-                arrays.append(a._cell.value)
-            elif a._vgen == a._cell.gen:
+                arrays.append(a._cell.meta if a is source else a._cell.value)
+            elif a._vgen == a._cell.gen and not isinstance(a._cell, HostCell):
                 if _WATCHING:
                     note_read(a)
                 arrays.append(a._vcache)
@@ -236,6 +240,8 @@ def _make_output(op, args, arrays, cfg, out, k, node, view_result):
             t._view = (src._view[0] + step, src._view[1] + dyn)
         t._vcache = out
         t._vgen = cell.gen
+        if isinstance(cell, HostCell):
+            sync_view(t)
         base = src._base
         if base is None:
             t._base = base = src

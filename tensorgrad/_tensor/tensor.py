@@ -29,7 +29,7 @@ from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
 from .._ops.views import repeats
 from .._storage.cell import Cell, VersionCounter, reader, writer
-from .._storage.host import array_of
+from .._storage.host import HostCell, array_of, sync_view
 from .._storage.layout import conj_bits
 from .._storage.overlay import placed
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
@@ -113,10 +113,22 @@ class Tensor(metaclass=TensorType):
         if view is None:
             return self._cell.value
         cell = self._cell
+        if isinstance(cell, HostCell):
+            sync_view(self)         # compares the bytes this view covers: ``meta`` is then current for them
         if self._vgen != cell.gen:
-            self._vcache = reader(view[0])(cell.value, view[1])
+            self._vcache = reader(view[0])(cell.meta, view[1])
             self._vgen = cell.gen
         return self._vcache
+
+    @property
+    def _meta(self):
+        """An array of this tensor's shape and dtype, for what reads no element: a tensor over
+        memory shared with numpy does not compare that memory for it."""
+        if self._view is None:
+            if _WATCHING:
+                note_read(self)
+            return self._cell.meta
+        return self._data
 
     @property
     def _version(self):
@@ -156,17 +168,17 @@ class Tensor(metaclass=TensorType):
     # ------------------------------------------------------------------ metadata
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return Size(self._meta.shape)
 
     def size(self, dim=None):
-        shape = self._data.shape
+        shape = self._meta.shape
         if dim is None:
             return Size(shape)
         return shape[_wrap_dim(dim, len(shape))]
 
     @property
     def dtype(self):
-        return _dtype.FROM_NP[self._data.dtype]
+        return _dtype.FROM_NP[self._meta.dtype]
 
     @property
     def device(self):
@@ -182,15 +194,15 @@ class Tensor(metaclass=TensorType):
         return is_meta(self._data)
 
     def dim(self):
-        return self._data.ndim
+        return self._meta.ndim
 
     ndim = property(dim)
 
     def ndimension(self):
-        return self._data.ndim
+        return self._meta.ndim
 
     def numel(self):
-        return int(self._data.size)
+        return int(self._meta.size)
 
     nelement = numel
 
