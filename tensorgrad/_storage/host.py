@@ -58,7 +58,8 @@ import jax
 import numpy as np
 
 from .cell import Cell
-from .layout import geometry
+from .._meta import is_meta
+from .layout import conj_bits, geometry
 from .overlay import overlaid_here, set_class
 
 __all__ = ["HostCell", "share_array", "array_of", "check_array", "live_array", "sync_view"]
@@ -240,10 +241,25 @@ def _on_cpu(array):
         return False
 
 
-def array_of(t):
-    """``t.numpy()`` (its checks done): a numpy array over ``t``'s storage, made shared now if it
-    was not; a copy for a tensor off the CPU or in the middle of this thread's trace."""
+def array_of(t, force=False):
+    """``t.numpy(force=force)`` of a tensor that may be read so: a numpy array over ``t``'s
+    storage, made shared now if it was not; a copy for a tensor off the CPU, in the middle of
+    this thread's trace, or (``force``) with a conjugate or negative bit."""
+    conj, neg = conj_bits(t._view) if t._view is not None else (False, False)
+    if conj and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+                           "instead.")
+    if neg and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() "
+                           "instead.")
     value = t._data
+    if is_meta(value) and not force:
+        raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                        "host memory first.")
+    if is_meta(value):
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if conj or neg:     # force=True: PyTorch's resolve_conj().resolve_neg().numpy(), a copy of the value
+        return np.array(value)
     cell = t._cell
     if isinstance(value, jax.core.Tracer) or not _on_cpu(value) or overlaid_here(cell):
         return np.asarray(value)

@@ -30,7 +30,6 @@ from .._hooks import RemovableHandle
 from .._ops.views import repeats
 from .._storage.cell import Cell, VersionCounter, reader, writer
 from .._storage.host import HostCell, array_of, sync_view
-from .._storage.layout import conj_bits
 from .._storage.overlay import placed
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
 
@@ -423,20 +422,7 @@ class Tensor(metaclass=TensorType):
     def numpy(self, *, force=False):
         if self.requires_grad and STATE.grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        conj, neg = conj_bits(self._view) if self._view is not None else (False, False)
-        if conj and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
-                               "instead.")
-        if neg and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() "
-                               "instead.")
-        if is_meta(self._data) and not force:
-            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
-                            "host memory first.")
-        if conj or neg or is_meta(self._data):
-            # force=True: PyTorch's resolve_conj().resolve_neg().numpy(), a copy of the value
-            return np.array(_host(self._data))
-        return array_of(self)
+        return array_of(self, force)
 
     def __array__(self, dtype=None, copy=None):
         arr = np.asarray(_host(self._data))
