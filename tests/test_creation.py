@@ -39,6 +39,44 @@ torch.tensor([torch.tensor(1.), torch.tensor(2.)]), torch.tensor([torch.tensor(1
 ---
 torch.tensor([[1, 2], [3]])
 ---
+torch.tensor([2 ** 63])
+---
+torch.tensor([[1], [2 ** 64]])
+---
+torch.tensor(2 ** 63 - 1), torch.tensor([-2 ** 63]), torch.tensor([2 ** 64], dtype=torch.float32), torch.tensor([2 ** 64], dtype=torch.bool)
+---
+torch.tensor([2 ** 64], dtype=torch.int32)
+---
+torch.tensor([300], dtype=torch.uint8)
+---
+torch.tensor(300, dtype=torch.uint8)
+---
+torch.tensor([2 ** 31], dtype=torch.int32)
+---
+torch.tensor([[1, 2], [3, -129]], dtype=torch.int8)
+---
+torch.tensor([-1, -255, 7], dtype=torch.uint8), torch.tensor([[-1, 2.5]], dtype=torch.uint8), torch.tensor([True, 2], dtype=torch.int8)
+---
+torch.tensor([-256], dtype=torch.uint8)
+---
+torch.tensor([np.int64(300)], dtype=torch.uint8)
+---
+torch.tensor([-1.5], dtype=torch.uint8)
+---
+torch.tensor([255.9], dtype=torch.uint8)
+---
+torch.tensor([1e20], dtype=torch.int32)
+---
+torch.tensor([float("nan")], dtype=torch.int32)
+---
+torch.tensor([float("inf")], dtype=torch.int64)
+---
+torch.tensor([1 + 2j], dtype=torch.int32)
+---
+torch.tensor([torch.tensor(3), 200], dtype=torch.int8)
+---
+torch.tensor(list(range(5))), torch.tensor([0.5] * 3), torch.tensor([True, False]), torch.tensor([1, 2], dtype=torch.float64)
+---
 torch.tensor(None)
 ---
 torch.tensor([1., 2.], requires_grad=True), torch.tensor(1., requires_grad=True).is_leaf

@@ -168,9 +168,84 @@ def as_array(data, dtype=None):
         raise TypeError("new(): invalid data type 'str'")
     if not isinstance(data, (list, tuple, int, float, bool, complex)):
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
-    _check_ragged(data)
-    d = dtype or _infer(data)
-    return from_host(np.array(_to_nested(data), dtype=d.np))
+    flat = _FLAT.get(type(data[0])) if type(data) is list and data else None
+    if flat is not None and all(type(x) is type(data[0]) for x in data):
+        d = dtype or flat()     # a flat list of Python numbers of one type: nothing nested to walk
+    else:
+        _check_ragged(data)
+        d = dtype or _infer(data)
+        data = _to_nested(data)
+    if d.kind == _dtype.INT:
+        return from_host(_integers(data, d))
+    try:
+        return from_host(np.array(data, dtype=d.np))
+    except OverflowError:
+        raise ValueError(_LONG_OVERFLOW) from None
+
+
+# the dtype of a flat list of Python numbers of one type, by that type
+_FLAT = {int: lambda: _dtype.int64, float: _dtype.get_default_dtype, bool: lambda: _dtype.bool_}
+_LONG_OVERFLOW = "Overflow when unpacking long long"
+
+
+def _integers(data, d):
+    """Python data (numbers, nested lists, numpy arrays of Tensors) as an array of the integer
+    dtype ``d``, with PyTorch's checks: an integer beyond int64 raises ValueError; one beyond
+    ``d`` raises RuntimeError (to an unsigned dtype, a negative integer down to ``-max`` wraps
+    around, as in two's complement); a float must be a number within ``d``'s range."""
+    try:
+        raw = np.array(data)
+    except OverflowError:
+        raise ValueError(_LONG_OVERFLOW) from None
+    if raw.dtype == object:                 # an integer beyond int64, or a mix numpy holds as objects
+        return _exactly(raw.reshape(-1), d).reshape(raw.shape)
+    if raw.dtype.kind == "c":
+        raise TypeError("'complex' object cannot be interpreted as an integer")
+    if raw.size and raw.dtype.kind in "iuf":
+        info = np.iinfo(d.np)
+        if info.min:
+            low = info.min
+        else:                               # unsigned: floats from 0, integers from -max (they wrap)
+            low = 0 if raw.dtype.kind == "f" else -int(info.max)
+        lo, hi = raw.min(), raw.max()
+        if np.isnan(lo) or lo < low or hi > info.max:
+            # floats and integers mixed count each by its own type: decide element by element
+            return _exactly(list(_flatten(data)), d).reshape(raw.shape)
+    return raw.astype(d.np)
+
+
+def _flatten(data):
+    if isinstance(data, (list, tuple)):
+        for x in data:
+            yield from _flatten(x)
+    elif isinstance(data, np.ndarray):
+        yield from data.reshape(-1).tolist()
+    else:
+        yield data
+
+
+def _exactly(values, d):
+    """``values`` (Python or numpy numbers) as a flat array of ``d``, checked one by one."""
+    info = np.iinfo(d.np)
+    out = []
+    for x in values:
+        if isinstance(x, (bool, np.bool_)):
+            out.append(int(x))
+        elif isinstance(x, (int, np.integer)):
+            x = int(x)
+            if not -2 ** 63 <= x < 2 ** 63:
+                raise ValueError(_LONG_OVERFLOW)
+            if x > info.max or x < (-info.max if info.min == 0 else info.min):
+                raise RuntimeError(f"value cannot be converted to type {d.np.name} without overflow")
+            out.append(x % (info.max + 1) if info.min == 0 else x)
+        elif isinstance(x, (complex, np.complexfloating)):
+            raise TypeError("'complex' object cannot be interpreted as an integer")
+        else:
+            x = float(x)
+            if x != x or not info.min <= x <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {d.np.name} without overflow")
+            out.append(int(x))
+    return np.array(out, dtype=d.np)
 
 
 @declare("tensor")
