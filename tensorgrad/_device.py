@@ -274,6 +274,9 @@ def filled(shape, value, np_dtype):
     """An array of ``shape`` holding ``value`` converted to ``np_dtype`` as JAX converts it (a
     float truncated into an int, an int wrapped into a narrower one)."""
     np_dtype = np.dtype(np_dtype)
+    if isinstance(value, (complex, np.complexfloating)) and np_dtype.kind != "c":
+        # as ``_dtype.written_number``: true where not 0; into a real dtype its real part
+        value = bool(value != 0) if np_dtype.kind == "b" else float(value.real)
     if tracing():
         return jnp.full(shape, value, np_dtype)
     if type(value) in (int, bool) and value in (0, 1):

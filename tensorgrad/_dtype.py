@@ -231,8 +231,17 @@ def check_fits(value, d):
     ``masked_fill``, ``index_fill``): RuntimeError when it is out of the dtype's range. A negative
     int may wrap into an unsigned dtype (to -255 for uint8); an infinite float fits a floating
     dtype and NaN none of the integer ones."""
-    if d.kind in (BOOL, COMPLEX) or isinstance(value, (bool, np.bool_)) or d.name not in _C_TYPES:
+    if d.kind == BOOL or isinstance(value, (bool, np.bool_)):
         return
+    if d.kind == COMPLEX:
+        _check_fits_complex(value, d)
+        return
+    if d.name not in _C_TYPES:
+        return
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPES[d.name]} without overflow")
+        value = float(value.real)
     if isinstance(value, (int, np.integer)):
         v = int(value)
         if d.kind == INT:
@@ -251,3 +260,26 @@ def check_fits(value, d):
         return
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_C_TYPES[d.name]} without overflow")
+
+
+def written_number(value, d):
+    """The number PyTorch writes into a tensor of dtype ``d`` for ``value`` (``check_fits``
+    passed): a complex number is true where it is not 0, and its real part in a real dtype."""
+    if isinstance(value, (complex, np.complexfloating)) and d.kind != COMPLEX:
+        return bool(value != 0) if d.kind == BOOL else float(value.real)
+    return value
+
+
+_COMPLEX_C_TYPES = {"complex64": ("c10::complex<float>", np.float32), "complex128": ("c10::complex<double>", np.float64)}
+
+
+def _check_fits_complex(value, d):
+    """``check_fits`` for a complex dtype: each part a finite number within its float's range
+    (or infinite, or NaN)."""
+    if d.name not in _COMPLEX_C_TYPES or not isinstance(value, (int, float, complex, np.number)):
+        return
+    name, part = _COMPLEX_C_TYPES[d.name]
+    top = float(np.finfo(part).max)
+    for v in (complex(value).real, complex(value).imag):
+        if v == v and abs(v) != math.inf and abs(v) > top:
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")

@@ -77,6 +77,44 @@ torch.tensor([torch.tensor(3), 200], dtype=torch.int8)
 ---
 torch.tensor(list(range(5))), torch.tensor([0.5] * 3), torch.tensor([True, False]), torch.tensor([1, 2], dtype=torch.float64)
 ---
+torch.tensor([np.float64(1e300), 1]), torch.tensor([np.int8(3), np.int16(2)]), torch.tensor([np.float16(1), 2]), torch.tensor([[np.int32(2)], [True]])
+---
+torch.tensor([np.uint8(3), np.int8(-1)]), torch.tensor([np.int8(3), 1.5]), torch.tensor([torch.tensor(2, dtype=torch.int8), np.int16(3)])
+---
+torch.tensor(np.uint8(200), dtype=torch.int8)
+---
+torch.tensor(np.float64(1e300), dtype=torch.int32)
+---
+torch.full((2,), 3j, dtype=torch.bool), torch.zeros(2, dtype=torch.bool).fill_(2j), torch.full((1,), 2.5 + 0j, dtype=torch.int32), torch.zeros(1).fill_(2 + 0j)
+---
+torch.full((2,), 1 + 1j, dtype=torch.float32)
+---
+torch.zeros(2, dtype=torch.int8).fill_(3j)
+---
+torch.full((1,), 1e39j, dtype=torch.complex64)
+---
+torch.zeros(1, dtype=torch.complex64).fill_(1e39), torch.full((1,), 1e39j, dtype=torch.complex128)
+---
+m = torch.tensor([True, False]); torch.zeros(2, dtype=torch.bool).masked_fill(m, 3j), torch.zeros(2).masked_fill(m, 1 + 0j)
+---
+torch.zeros(2, dtype=torch.float16).masked_fill(torch.tensor([True, False]), 1 + 1j)
+---
+torch.zeros(2).index_fill(0, torch.tensor([1]), 1 + 0j)
+---
+torch.zeros(2, dtype=torch.bool).index_fill(0, torch.tensor([1]), torch.tensor(2j))
+---
+t = torch.zeros(3, dtype=torch.uint8); t[0] = -1; t[1] = -255; t[torch.tensor([False, False, True])] = -3; t
+---
+t = torch.zeros(3, dtype=torch.float16); t[0] = 65520.0; t[1] = -2 ** 40; t[2] = 1e39; u = torch.zeros(2, dtype=torch.bfloat16); u[0] = 1e39; t, u
+---
+t = torch.zeros(2); t[0] = 1e39
+---
+t = torch.zeros(2, dtype=torch.int32); t[0] = float("nan")
+---
+t = torch.zeros(2); t[0] = 2 ** 63
+---
+t = torch.zeros(2, dtype=torch.bool); t[0] = 3j; u = torch.zeros(2); u[1] = 2 + 0j; t, u
+---
 torch.tensor(None)
 ---
 torch.tensor([1., 2.], requires_grad=True), torch.tensor(1., requires_grad=True).is_leaf

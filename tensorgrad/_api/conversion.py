@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype
-from .._device import device as device_cls, host_copy, to_device
+from .._device import device as device_cls, filled, host_copy, to_device
 from .._meta import is_meta, struct
 from .._ops import elementwise as E
 from .._ops import views as V
@@ -140,7 +140,7 @@ def _value_tensor(value, like):
     value = as_operand(value)
     if isinstance(value, Tensor):
         return to(value, like.dtype)
-    return _wrap(jnp.asarray(value, like._data.dtype))
+    return _wrap(filled((), value, like._data.dtype))     # as PyTorch converts: -1 into uint8 is 255
 
 
 @declare(method=("copy_",))

@@ -114,10 +114,14 @@ def _infer(data):
     """The dtype PyTorch infers for nested Python data."""
     kind = -1
     stack = [data]
+    numpy_scalars = False
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
+        elif isinstance(x, np.generic) and not isinstance(x, np.bool_):
+            numpy_scalars = True
+            kind = max(kind, _dtype.scalar_dtype(x).kind)
         elif isinstance(x, Tensor):
             d = x.dtype
             kind = max(kind, d.kind if d.kind != _dtype.FLOAT or d is _dtype.get_default_dtype() else 9)
@@ -130,9 +134,30 @@ def _infer(data):
                 kind = max(kind, _dtype.scalar_dtype(x).kind)
             except TypeError:
                 raise RuntimeError(f"Could not infer dtype of {type(x).__name__}") from None
+    if numpy_scalars:
+        return _promoted(data)
     if kind <= 0:
         return _dtype.bool_ if kind == 0 else _dtype.get_default_dtype()
     return (_dtype.bool_, _dtype.int64, _dtype.get_default_dtype(), _dtype.default_complex())[kind]
+
+
+def _promoted(data):
+    """The dtype of Python data holding numpy numbers (and no tensors): PyTorch promotes the
+    numbers' own dtypes with those of the Python numbers (int64, the default float dtype, ...)
+    and of any tensors by ``promote_types``, so ``[np.float64(1.5), 1]`` is float64 and ``[np.int8(3), 1]`` int64."""
+    out = None
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, Tensor):
+            d = x.dtype
+        else:
+            d = _dtype.from_np(x.dtype) if isinstance(x, np.generic) else _dtype.scalar_dtype(x)
+        out = d if out is None else _dtype.promote_types(out, d)
+    return out
 
 
 def _to_nested(data):
@@ -157,6 +182,8 @@ def as_array(data, dtype=None):
     if isinstance(data, Tensor):
         arr = data._data
         return arr if dtype is None else arr.astype(dtype.np)
+    if isinstance(data, np.generic) and dtype is not None and dtype.kind == _dtype.INT:
+        return from_host(_integers(data, dtype))       # a number, checked as one (an array is cast)
     if isinstance(data, (np.ndarray, np.generic)):
         d = dtype or _dtype.from_np(data.dtype)
         # a copy of the caller's array: JAX's CPU client may keep an aligned numpy array's own

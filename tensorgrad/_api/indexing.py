@@ -289,10 +289,15 @@ def index_fill(input, dim, index, value):
         bad = arr[(arr < -size) | (arr >= size)].flat[0]
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     idx = _as_i64(index)._data
+    complex_value = value.dtype.kind == _dtype.COMPLEX if isinstance(value, Tensor) \
+        else isinstance(value, (complex, np.complexfloating))
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
+    if complex_value and input.dtype.kind != _dtype.COMPLEX:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    if isinstance(value, Tensor):
         return apply(IX.index_fill_tensor, (input, idx, value), (d,))
     _dtype.check_fits(value, input.dtype)
     return apply(IX.index_fill, (input, idx, as_operand(value)), (d,))

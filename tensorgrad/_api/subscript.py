@@ -301,24 +301,32 @@ _OVERFLOW_TYPE = {"float32": "float", "float64": "double", "float16": "double", 
 
 
 def _check_number_fits(input, value):
-    """PyTorch's error for a complex number written into a real (not bool) tensor."""
-    complex_value = isinstance(value, complex) or isinstance(value, Tensor) and value.dtype.kind == _dtype.COMPLEX
+    """PyTorch's error for a complex number with an imaginary part (or a complex tensor) written
+    into a real (not bool) tensor, then ``check_fits``."""
+    if isinstance(value, Tensor):
+        complex_value = value.dtype.kind == _dtype.COMPLEX
+    else:
+        complex_value = isinstance(value, (complex, np.complexfloating)) and value.imag != 0
     if complex_value and input.dtype.name in _OVERFLOW_TYPE:
         raise RuntimeError(f"value cannot be converted to type {_OVERFLOW_TYPE[input.dtype.name]} without overflow")
-    _dtype.check_fits(value, input.dtype)
+    if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    if input.dtype.name not in ("float16", "bfloat16"):     # a number beyond those is written as inf
+        _dtype.check_fits(value, input.dtype)
 
 
 @declare("masked_fill", method=True)
 def masked_fill(input, mask, value):
     if mask.dtype is not _dtype.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_C_TYPE[mask.dtype.name]}")
-    _check_number_fits(input, value)
     if isinstance(value, Tensor):
+        _check_number_fits(input, value)
         if value.ndim != 0:
             raise RuntimeError(
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s).")
         return apply(E.masked_fill_tensor, (input, mask, value))
-    return apply(E.masked_fill, (input, mask, value))
+    _dtype.check_fits(value, input.dtype)      # a complex number with an imaginary part into a real dtype raises
+    return apply(E.masked_fill, (input, mask, _dtype.written_number(value, input.dtype)))
 
 
 def _fills_mask(input, indices, value):
