@@ -32,6 +32,22 @@ def test_dtype_reprs_and_aliases():
 
 
 DTYPE_CASES = cases("""
+x = torch.tensor([[3, 0], [1, 2]], dtype=torch.uint8); x.any(), x.all(1), x.any(0, keepdim=True), torch.all(x, dim=(0, 1)), x.bool().any()
+---
+x = torch.tensor([[3, 0], [1, 2]], dtype=torch.uint8); o, p = torch.empty(2, dtype=torch.bool), torch.empty(2, dtype=torch.uint8); torch.any(x, 0, out=o), torch.all(x.bool(), 1, out=p), torch.any(x.float(), 0, out=p)
+---
+torch.any(torch.ones(2), 0, out=torch.empty(2))
+---
+torch.all(torch.ones(2, dtype=torch.uint8), 0, out=torch.empty(2, dtype=torch.int64))
+---
+~torch.ones(2)
+---
+~torch.tensor([1 + 1j])
+---
+~torch.tensor([5, 0]), ~torch.tensor([True, False]), ~torch.tensor([3], dtype=torch.uint8)
+---
+torch.tensor([1 + 1j, 2]).nansum()
+---
 torch.float32, torch.float, torch.double, torch.long, torch.int, torch.half, torch.bool, torch.bfloat16, torch.cfloat
 ---
 torch.float is torch.float32, torch.long is torch.int64, torch.int is torch.int32, torch.half is torch.float16

@@ -96,6 +96,8 @@ def _rmatmul(self, other):
 
 
 def _invert(self):
+    if self.dtype.kind > _dtype.INT:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return CMP.logical_not(self) if self.dtype is _dtype.bool_ else CMP.bitwise_not(self)
 
 

@@ -114,12 +114,6 @@ _BY_MESSAGE = {
     'nonzero: Expected out tensor to have scalar type {want} but got scalar type{got}': (
         'nonzero',
     ),
-    'all only supports {want_c} tensor for result, got: {got}': (
-        'all',
-    ),
-    'any only supports {want_c} tensor for result, got: {got}': (
-        'any',
-    ),
     "Expected the dtype for input and out to match, but got {want} for input's dtype and {got} for out's dtype.": (
         'amax', 'amin',
     ),
@@ -150,6 +144,10 @@ _TUPLE_ONLY = {"max", "min"}
 NO_OVERLAP = {"cat", "concat", "concatenate", "cross", "linalg.cross", "gather", "index_select", "masked_select",
               "take", "take_along_dim"}
 
+# ops whose ``out=`` may be bool or uint8, whatever their result's dtype (uint8 for a uint8 input),
+# and nothing else (its own RuntimeError)
+BOOL_OR_BYTE = {"all", "any"}
+
 # ops whose ``out=`` is PyTorch's ``Tensor(a!)[] out`` (a list of any length), with the start of
 # the RuntimeError its count check raises: they return None, and write without a graph (an input
 # that requires grad is allowed). ``split_copy`` copies each piece in (``copy_``: broadcast to
@@ -163,6 +161,10 @@ REFUSE_OUT_REQUIRING_GRAD = {"unbind_copy"}
 
 def check(name, result, out, in_tuple, inputs):
     """PyTorch's RuntimeError where ``name`` takes only its result's dtype as ``out=``."""
+    if name in BOOL_OR_BYTE:
+        if out.dtype.name not in ("bool", "uint8"):
+            raise RuntimeError(f"{name} only supports bool tensor for result, got: {out.dtype.c_name}")
+        return
     message = EXACT.get(name)
     if name == "matmul":
         ranks = tuple(t.ndim for t in inputs[:2])

@@ -97,6 +97,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @declare("nansum", method=True, out=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum treating NaN as 0 (``NansumBackward0``; NaN entries get no gradient)."""
+    if input.dtype.kind == _dtype.COMPLEX:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     d = _sum_dtype(input.dtype, dtype)
     return apply(R.nansum, (input,), (None if dim is None else _dims(dim, input.ndim), keepdim, d.np))
 

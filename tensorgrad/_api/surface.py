@@ -196,7 +196,7 @@ def _check_out(out, result, inputs, rule, in_tuple):
         _strides.check_no_partial_overlap(out, inputs)
     if rule is not None:
         _out_rules.check(rule, result, out, in_tuple, inputs)
-    if not _dtype.can_cast(result.dtype, out.dtype):
+    if rule not in _out_rules.BOOL_OR_BYTE and not _dtype.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {result.dtype.c_name} can't be cast to the desired output type "
                            f"{out.dtype.c_name}")
     if tuple(out.shape) != tuple(result.shape) and out._view is not None:
@@ -222,7 +222,8 @@ def _rule_name(decl):
     """The name under which ``out_rules`` lists ``decl`` (any of its names), or None."""
     prefix = "" if decl.namespace == "torch" else decl.namespace + "."
     for n in decl.names:
-        if any(prefix + n in rules for rules in (_out_rules.EXACT, _out_rules.NO_OVERLAP, _out_rules.TENSOR_LISTS)):
+        if any(prefix + n in rules for rules in (_out_rules.EXACT, _out_rules.NO_OVERLAP, _out_rules.TENSOR_LISTS,
+                                                 _out_rules.BOOL_OR_BYTE)):
             return prefix + n
     return None
 

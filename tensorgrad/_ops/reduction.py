@@ -288,12 +288,14 @@ def logsumexp(x, *, dims, keepdim):
 
 @op("all", differentiable=False)
 def all_(x, *, dims, keepdim):
-    return jnp.all(x, axis=dims, keepdims=keepdim)
+    out = jnp.all(x, axis=dims, keepdims=keepdim)
+    return out.astype(x.dtype) if x.dtype == jnp.uint8 else out     # PyTorch's all/any of uint8 are uint8
 
 
 @op("any", differentiable=False)
 def any_(x, *, dims, keepdim):
-    return jnp.any(x, axis=dims, keepdims=keepdim)
+    out = jnp.any(x, axis=dims, keepdims=keepdim)
+    return out.astype(x.dtype) if x.dtype == jnp.uint8 else out
 
 
 @op("count_nonzero", differentiable=False)
