@@ -102,6 +102,13 @@ def _int_index(part):
 
 def getitem(input, key):
     """``input[key]``: basic keys give a chain of views; tensor, list or mask keys copy."""
+    if type(key) is int:        # ``x[i]``, a dataset's sample: the select alone
+        shape = input.shape
+        if shape:
+            size = shape[0]
+            if not -size <= key < size:
+                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+            return apply(V.select, (input, key % size), (0,))
     parts, places, had_ellipsis = _expand_key(key, input.ndim)
     if builtins.any(_is_advanced(p) for p in parts):
         return _advanced_getitem(input, parts, places)

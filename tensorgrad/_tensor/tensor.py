@@ -127,7 +127,8 @@ class Tensor(metaclass=TensorType):
             if _WATCHING:
                 note_read(self)
             return self._cell.meta
-        return self._data
+        cached = self._vcache       # a view's last value has its shape and dtype, current or not
+        return self._data if cached is None or _WATCHING else cached
 
     @property
     def _version(self):
