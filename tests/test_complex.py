@@ -79,7 +79,31 @@ LOSSES = {
     "angle": lambda lib, z, w: (z * w).angle().sum(),
     "matmul_mH": lambda lib, z, w: (z.reshape(3, 1) @ w.reshape(3, 1).mH).real.sum(),
     "sum_div": lambda lib, z, w: (z / w).sum().imag,
+    "norm": lambda lib, z, w: z.norm() + (z * w).norm(1) + lib.linalg.vector_norm(w, 3) + z.norm(float("inf")),
+    "norm_small_p": lambda lib, z, w: lib.linalg.vector_norm(z - z[0], 0.5) + lib.linalg.norm(w.reshape(1, 3)),
+    "normalize": lambda lib, z, w: (lib.nn.functional.normalize(z, dim=0) * w).real.sum(),
 }
+
+
+def test_norms_of_complex_tensors_count_the_imaginary_part():
+    def norms(lib):
+        z = lib.tensor(Z)
+        return [z.norm(), z.norm(1), z.norm(3), z.norm(float("inf")), lib.linalg.vector_norm(z, dtype=lib.complex128),
+                lib.linalg.matrix_norm(z.reshape(1, 3)), lib.norm(z.reshape(3, 1), dim=0, keepdim=True),
+                lib.nn.functional.normalize(z, dim=0)]
+    _both(norms)
+
+
+def test_clip_grad_norm_of_complex_and_mixed_gradients():
+    def clipped(lib):
+        ps = [lib.nn.Parameter(lib.zeros(3, dtype=lib.complex64)), lib.nn.Parameter(lib.zeros(2)),
+              lib.nn.Parameter(lib.zeros(2, dtype=lib.float64))]
+        for p, g in zip(ps, (Z, [1., -2.], [0.5, 4.])):
+            p.grad = lib.tensor(g, dtype=p.dtype)
+        total = lib.nn.utils.clip_grad_norm_(ps, 1.0)
+        inf_total = lib.nn.utils.clip_grad_norm_(ps, 0.5, norm_type="inf")
+        return [total, inf_total] + [p.grad for p in ps]
+    _both(clipped)
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))

@@ -161,8 +161,15 @@ def _norm_jvp(p, dims, keepdim, primals, tangents):
     ax = jnp.abs(x)
     zero = jnp.zeros_like(x)
 
+    # ``v`` below is a per-entry factor times the tangent. Of a complex ``x`` the (real) norm moves
+    # by the real part of conj(factor) * t, which is that of factor * conj(t)
+    complex_x = jnp.issubdtype(x.dtype, jnp.complexfloating)
+    if complex_x:
+        t = jnp.conj(t)
+
     def reduce(v):
-        return jnp.sum(v, axis=dims, keepdims=keepdim)
+        v = jnp.sum(v, axis=dims, keepdims=keepdim)
+        return v.real if complex_x else v
 
     if p == 0:
         return norm, jnp.zeros_like(norm)
@@ -171,7 +178,7 @@ def _norm_jvp(p, dims, keepdim, primals, tangents):
     if p == 2:
         return norm, reduce(jnp.where(wide == 0, zero, x / wide) * t)
     if p in (float("inf"), float("-inf")):
-        hit = ((ax == wide) | jnp.isnan(ax)).astype(x.dtype)
+        hit = ((ax == wide) | jnp.isnan(ax)).astype(ax.dtype)
         return norm, reduce(jnp.sign(x) * hit * t) / jnp.sum(hit, axis=dims, keepdims=keepdim)
     if p < 1:
         scaled = jnp.sign(x) * jnp.where(x == 0, zero, ax ** (p - 1))
@@ -188,7 +195,28 @@ def _axes(dims, ndim):
 
 @op("norm", grad_fn="LinalgVectorNormBackward0", saves={"x": "any", "out": "any"})
 def vector_norm(x, *, p, dims, keepdim, dtype):
-    return _norm_impl(x.astype(dtype), p, dims, keepdim)
+    """``dtype`` is the result's (real) dtype; a complex ``x`` is computed at its complex twin."""
+    return _norm_impl(x.astype(_computed_at(x, dtype)), p, dims, keepdim)
+
+
+def _computed_at(x, real_dtype):
+    """The dtype a norm of ``x`` with a ``real_dtype`` result is computed at: a complex ``x`` at
+    the complex dtype of that precision (casting it to a real one would drop the imaginary part)."""
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return jnp.complex128 if np.dtype(real_dtype) == np.float64 else jnp.complex64
+    return real_dtype
+
+
+@op("total_norm", differentiable=False)
+def total_norm(*grads, p, max_norm):
+    """``clip_grad_norm_``'s numbers in one program: the ``p``-norm (finite ``p``) of the
+    ``p``-norms of ``grads`` (each in its real dtype, stacked in their promoted one) and, for a
+    ``max_norm``, the clipping factor ``min(max_norm / (total + 1e-6), 1)``."""
+    norms = [_norm_value(g, p, None, False) for g in grads]
+    total = _norm_value(jnp.stack(norms), p, None, False)
+    if max_norm is None:
+        return total
+    return total, jnp.minimum(max_norm / (total + 1e-6), 1.0)
 
 
 @op("norm_dim", grad_fn="NormBackward1", saves={"x": "any", "out": "any"})

@@ -5,7 +5,8 @@ import math
 from ..._autograd.grad_mode import no_grad
 from ..._api.creation import tensor as _tensor
 from ..._api.joining import stack
-from ..._tensor import Tensor
+from ..._ops import reduction as R
+from ..._tensor import Tensor, apply
 
 
 def _grads(parameters):
@@ -29,13 +30,26 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return _tensor(0.0)
     with no_grad():
-        total = _norm(stack([_norm(t, norm_type) for t in tensors]), norm_type)
+        if _fuses(tensors, norm_type):
+            total = apply(R.total_norm, tuple(tensors), (norm_type, None))
+        else:
+            total = _norm(stack([_norm(t, norm_type) for t in tensors]), norm_type)
+    _check_finite(total, norm_type, error_if_nonfinite)
+    return total
+
+
+def _fuses(tensors, norm_type):
+    """Whether the total norm is one program (``R.total_norm``): a finite order, floating or
+    complex tensors (the others raise PyTorch's error op by op)."""
+    return not math.isinf(norm_type) and all(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors)
+
+
+def _check_finite(total, norm_type, error_if_nonfinite):
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
             "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
             "`error_if_nonfinite=False`")
-    return total
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
@@ -66,8 +80,16 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         parameters = [parameters]
     parameters = list(parameters)
     grads = _grads(parameters)
-    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
-    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    norm_type = float(norm_type)
+    if not grads or not _fuses(grads, norm_type):
+        total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+        clip_grads_with_norm_(parameters, max_norm, total, foreach)
+        return total
+    with no_grad():     # the norms and the factor in one program, then one multiply per gradient
+        total, coef = apply(R.total_norm, tuple(grads), (norm_type, float(max_norm)))
+        _check_finite(total, norm_type, error_if_nonfinite)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
     return total
 
 
