@@ -94,6 +94,18 @@ def test_norms_of_complex_tensors_count_the_imaginary_part():
     _both(norms)
 
 
+def test_float_power_vander_and_logdet_of_complex_tensors():
+    def results(lib):
+        z = lib.tensor(Z)
+        m = lib.tensor([Z[:2], W[:2]])
+        return [lib.float_power(z, 2), lib.float_power(z.real, 2j), lib.float_power(2, z), z.float_power(0.5),
+                lib.float_power(z.real, 2), lib.vander(z, 3), lib.linalg.vander(z), lib.vander(lib.tensor([True, False])),
+                lib.logdet(m), lib.logdet(lib.tensor([[2., 0.], [0., -1.]]))]
+    _both(results)
+    for name in ("deg2rad", "rad2deg"):
+        _raises_alike(lambda lib: getattr(lib, name)(lib.tensor(Z)))
+
+
 def test_clip_grad_norm_of_complex_and_mixed_gradients():
     def clipped(lib):
         ps = [lib.nn.Parameter(lib.zeros(3, dtype=lib.complex64)), lib.nn.Parameter(lib.zeros(2)),

@@ -7,6 +7,8 @@ picks the op whose node PyTorch would record (``FmodBackward0`` for a number, ``
 tensor).
 """
 
+import builtins
+
 from .. import _dtype
 from .._ops import comparison as CMP
 from .._ops import clamps as CL
@@ -130,14 +132,10 @@ def float_power(input, exponent):
     """``pow`` computed in float64 (complex128 for complex operands)."""
     _one_tensor("float_power", input, exponent, "exponent")
     a, b = as_operand(input), as_operand(exponent)
-    if isinstance(a, Tensor):
-        a = a.to(_dtype.float64)
-    else:
-        a = float(a)
-    if isinstance(b, Tensor):
-        b = b.to(_dtype.float64)
-    else:
-        b = float(b)
+    wide = builtins.any(t.dtype.is_complex if isinstance(t, Tensor) else isinstance(t, complex) for t in (a, b))
+    target, number = (_dtype.complex128, complex) if wide else (_dtype.float64, float)
+    a = a.to(target) if isinstance(a, Tensor) else number(a)
+    b = b.to(target) if isinstance(b, Tensor) else number(b)
     return _pow(a, b)
 
 

@@ -465,11 +465,15 @@ def sgn(input):
 
 @declare("deg2rad", method=True, inplace=True, out=True)
 def deg2rad(input):
+    if input.dtype.is_complex:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return _floating(E.deg2rad, input)
 
 
 @declare("rad2deg", method=True, inplace=True, out=True)
 def rad2deg(input):
+    if input.dtype.is_complex:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     return _floating(E.rad2deg, input)
 
 

@@ -21,7 +21,7 @@ from . import shape as S
 from .conversion import clone
 from .creation import eye as _eye
 from .cumulative import cumprod as _cumprod
-from .elementwise import where as _where
+from .elementwise import log as _log, where as _where
 from .joining import cat
 from .matmul import matmul
 from .operands import _named
@@ -71,7 +71,7 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else int(N)
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    d = x.dtype if x.dtype.kind == _dtype.FLOAT else _dtype.int64
+    d = _dtype.promote_types(x.dtype, _dtype.int64)     # an integer or bool x gives int64; a complex one stays
     result = C.empty((x.shape[0], n), dtype=d)
     if n > 0:
         result.fill_(1)
@@ -151,6 +151,8 @@ def logdet(input):
     """``log(det)``: NaN for a negative determinant, ``-inf`` for a zero one."""
     _matrices("linalg.slogdet", input)
     sign, logabs = apply(LD.slogdet, (input,))
+    if input.dtype.is_complex:      # the complex logarithm: log of the unit sign plus log|det|
+        return _log(sign) + logabs
     return _where(sign < 0, float("nan"), logabs)
 
 
