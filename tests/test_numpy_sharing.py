@@ -177,6 +177,16 @@ def test_a_cell_numpy_shared_is_ordinary_again_once_its_arrays_are_gone():
     assert isinstance(a._cell, host.HostCell)          # the user's own array: shared for good
 
 
+def test_numpy_of_a_bfloat16_tensor_keeps_its_dtype_and_shares():
+    t = tg.tensor([1.5, 2.0]).bfloat16()
+    n = t.numpy()
+    row = t[1].numpy()
+    assert str(n.dtype) == str(row.dtype) == "bfloat16" and n.tolist() == [1.5, 2.0]
+    n[0] = 3
+    t.add_(1)
+    assert t.tolist() == [4.0, 3.0] and row.tolist() == 3.0
+
+
 def test_an_optimizer_step_reaches_the_array_without_torch():
     p = tg.nn.Parameter(tg.ones(2))
     n = p.detach().numpy()

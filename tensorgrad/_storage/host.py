@@ -274,7 +274,7 @@ def array_of(t, force=False):
         if owner is None:
             owner = _Owner(storage)
             host.owner = weakref.ref(owner)
-        storage = np.asarray(owner)
+        storage = np.asarray(owner).view(storage.dtype)     # the interface spells bfloat16 as void
     if t._view is None:
         return storage.view()
     if not storage.flags.c_contiguous:
