@@ -42,3 +42,34 @@ def test_vecdot_and_multi_dot_without_torch():
     x = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_allclose(tg.linalg.vecdot(x, x).numpy(), [5.0, 25.0])
     np.testing.assert_allclose(tg.linalg.multi_dot([x, x, x]).numpy(), np.linalg.matrix_power(x.numpy(), 3))
+
+
+HALF_REFUSED = ["linalg.inv", "inverse", "linalg.inv_ex", "linalg.det", "det", "logdet", "linalg.slogdet", "linalg.eigh",
+                "linalg.eigvalsh", "linalg.eig", "linalg.eigvals", "linalg.cholesky", "linalg.cholesky_ex", "linalg.solve",
+                "linalg.solve_ex", "linalg.pinv", "linalg.lstsq", "linalg.ldl_factor", "linalg.householder_product",
+                "cholesky_inverse", "linalg.qr", "linalg.svd", "linalg.lu_factor"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", HALF_REFUSED)
+def test_half_precision_linalg_raises_as_pytorch(torch, name, dtype):
+    def call(lib):
+        x = lib.tensor([[2.5, -0.5], [0.5, 3.0]]).to(getattr(lib, dtype))
+        fn = lib
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        two = name.endswith(("solve", "solve_ex", "lstsq"))
+        return fn(x, x) if two else fn(x, x[0]) if name.endswith("householder_product") else fn(x)
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(tg)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_half_precision_matrix_exp_computes_in_float32():
+    x = tg.tensor([[0.5, -0.25], [0.125, 0.3]])
+    for dtype in (tg.float16, tg.bfloat16):
+        out = tg.linalg.matrix_exp(x.to(dtype))
+        assert out.dtype is dtype
+        np.testing.assert_allclose(out.float().numpy(), tg.linalg.matrix_exp(x).to(dtype).float().numpy())

@@ -214,6 +214,8 @@ def _eig_input(name, A):
     if A.dtype.kind < _dtype.FLOAT:
         raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.c_name}")
     _matrices(name, A)
+    if A.dtype in (_dtype.float16, _dtype.bfloat16):
+        raise NotImplementedError(f"\"linalg_eig_out_cpu\" not implemented for '{A.dtype.c_name}'")
     return (A.dtype if A.dtype.is_complex else A.dtype.to_complex()).np
 
 

@@ -47,6 +47,12 @@ def _lapack_dtype(kernel, A):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{A.dtype.c_name}'")
 
 
+def _low_precision(name, A):
+    """PyTorch's error for half-precision input where its check says so (``linalg.inv``)."""
+    if A.dtype in (_dtype.float16, _dtype.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {A.dtype.c_name}")
+
+
 def _matrices(name, A, square=True):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -106,6 +112,7 @@ def linalg_vander(x, *, N=None):
 def inv(A):
     """The inverse of square matrices; a singular matrix raises ``LinAlgError``."""
     _matrices("linalg.inv", A)
+    _low_precision("linalg.inv", A)
     result = apply(LD.inv, (A,))
     if not _all_finite(result):
         where = _singular_pivot(A)
@@ -136,6 +143,7 @@ def _singular_pivot(A):
 @declare("linalg.det", out=True)
 def det(A):
     _matrices("linalg.det", A)
+    _lapack_dtype("lu_cpu", A)
     return apply(LD.det, (A,))
 
 
@@ -143,6 +151,7 @@ def det(A):
 def slogdet(A):
     """``(sign, logabsdet)`` of the determinant (named tuple ``linalg_slogdet``)."""
     _matrices("linalg.slogdet", A)
+    _low_precision("linalg.slogdet", A)
     return _named("linalg_slogdet", ("sign", "logabsdet"))(*apply(LD.slogdet, (A,)))
 
 
@@ -150,6 +159,7 @@ def slogdet(A):
 def logdet(input):
     """``log(det)``: NaN for a negative determinant, ``-inf`` for a zero one."""
     _matrices("linalg.slogdet", input)
+    _low_precision("logdet", input)
     sign, logabs = apply(LD.slogdet, (input,))
     if input.dtype.is_complex:      # the complex logarithm: log of the unit sign plus log|det|
         return _log(sign) + logabs
@@ -180,6 +190,7 @@ def check_solve(A, B, left):
 def solve(A, B, *, left=True):
     """``X`` with ``A X = B`` (``X A = B`` with ``left=False``); B may be a (batch of) vector."""
     vector = check_solve(A, B, left)
+    _lapack_dtype("lu_cpu", A)
     result = apply(LD.solve, (A, B), (bool(left), vector))
     if not _all_finite(result):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
@@ -241,6 +252,7 @@ def cholesky(A, *, upper=False):
     """The Cholesky factor (lower, or upper with ``upper=True``) of Hermitian positive-definite
     matrices; otherwise ``LinAlgError``."""
     _matrices("linalg.cholesky", A)
+    _lapack_dtype("cholesky_cpu", A)
     result = apply(LD.cholesky, (A,), (bool(upper),))
     if not _all_finite(result):
         raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is not "
@@ -278,7 +290,7 @@ def svdvals(A, *, driver=None):
 
 
 def _eigh_input(A):
-    if A.dtype.kind < _dtype.FLOAT:
+    if A.dtype.kind < _dtype.FLOAT or A.dtype in (_dtype.float16, _dtype.bfloat16):
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{A.dtype.c_name}'")
     _matrices("linalg.eigh", A)
 
@@ -313,7 +325,7 @@ def _tol(value):
 @declare("linalg.pinv", out=True)
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse (singular values below ``max(atol, rtol * smax)`` dropped)."""
-    if A.ndim < 2 or A.dtype.kind < _dtype.FLOAT:
+    if A.ndim < 2 or A.dtype.kind < _dtype.FLOAT or A.dtype in (_dtype.float16, _dtype.bfloat16):
         raise RuntimeError(f"linalg.pinv({A.dtype.c_name}{{{list(A.shape)}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")
     return apply(LD.pinv, (A,), (_tol(atol), _tol(rtol), bool(hermitian)))
@@ -347,6 +359,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver is not None and driver not in _DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     _matrices("torch.linalg.lstsq", A, square=False)
+    if A.dtype in (_dtype.float16, _dtype.bfloat16):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype is not B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
                            f"dtype {A.dtype.c_name} and other's dtype {B.dtype.c_name}")

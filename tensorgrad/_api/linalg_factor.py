@@ -217,6 +217,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)`` (named tuple ``linalg_solve_ex``): ``linalg.solve`` that reports a
     singular ``A`` in ``info`` (LU's) instead of raising."""
     vector = LA.check_solve(A, B, left)
+    LA._lapack_dtype("lu_cpu", A)
     result, info = apply(LF.solve_ex, (A, B), (bool(left), vector))
     if check_errors:
         failure = _first_failure(info)
@@ -230,6 +231,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 def inv_ex(A, *, check_errors=False):
     """``(inverse, info)`` (named tuple ``linalg_inv_ex``); ``info`` is LU's."""
     LA._matrices("linalg.inv", A)
+    LA._low_precision("linalg.inv", A)
     inverse, info = apply(LF.inv_ex, (A,))
     if check_errors:
         failure = _first_failure(info)
@@ -246,6 +248,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     leading minor that is not positive-definite, or 0. Where ``info`` is not 0, ``L`` is NaN
     (LAPACK leaves a partial factor there)."""
     LA._matrices("linalg.cholesky", A)
+    LA._lapack_dtype("cholesky_cpu", A)
     L, info = apply(LF.cholesky_ex, (A,), (bool(upper),))
     if check_errors:
         failure = _first_failure(info)
@@ -295,7 +298,7 @@ def _householder_input(name, kernel, A, tau):
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if tau.ndim < 1:
         raise RuntimeError(f"{name}: tau must have at least 1 dimension.")
-    if A.dtype.kind < _dtype.FLOAT:
+    if A.dtype.kind < _dtype.FLOAT or A.dtype in (_dtype.float16, _dtype.bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{A.dtype.c_name}'")
     if tau.dtype is not A.dtype:
         raise RuntimeError(f"{name}: tau dtype {tau.dtype.c_name} does not match input dtype {A.dtype.c_name}")
@@ -459,6 +462,8 @@ def _ldl_input(name, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
+    if A.dtype in (_dtype.float16, _dtype.bfloat16):
+        raise NotImplementedError(f"\"ldl_factor_kernel_cpu\" not implemented for '{A.dtype.c_name}'")
     if A.dtype not in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.c_name}")
 

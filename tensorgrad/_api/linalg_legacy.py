@@ -39,7 +39,7 @@ def cholesky(input, upper=False):
 
 
 def _factor_input(name, kernel, L):
-    if L.dtype.kind < _dtype.FLOAT:
+    if L.dtype.kind < _dtype.FLOAT or L.dtype in (_dtype.float16, _dtype.bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{L.dtype.c_name}'")
     if L.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")

@@ -76,6 +76,8 @@ def solve_triangular(a, b, *, upper, left, unitriangular):
 
 @op("matrix_exp", grad_fn="LinalgMatrixExpBackward0")
 def matrix_exp(a):
+    if a.dtype in (jnp.float16, jnp.bfloat16):     # JAX's expm has no half kernel: computed in float32
+        return jsl.expm(a.astype(jnp.float32)).astype(a.dtype)
     return jsl.expm(a)
 
 
