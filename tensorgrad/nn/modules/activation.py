@@ -90,16 +90,20 @@ class CELU(ELU):
         return F.celu(input, self.alpha, self.inplace)
 
 
-class SELU(Module):
+class _Inplace(Module):
+    """An activation whose one option is ``inplace`` (each a class of its own, as in PyTorch)."""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.selu(input, self.inplace)
-
     def extra_repr(self):
         return _inplace_repr(self.inplace)
+
+
+class SELU(_Inplace):
+    def forward(self, input):
+        return F.selu(input, self.inplace)
 
 
 class GELU(Module):
@@ -114,24 +118,30 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(SELU):
+class SiLU(_Inplace):
     def forward(self, input):
         return F.silu(input, inplace=self.inplace)
 
 
-class Mish(SELU):
+class Mish(_Inplace):
     def forward(self, input):
         return F.mish(input, inplace=self.inplace)
 
 
-class Hardsigmoid(SELU):
+class Hardsigmoid(_Inplace):
     def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
 
+    def extra_repr(self):
+        return ""       # PyTorch's repr leaves ``inplace`` out
 
-class Hardswish(SELU):
+
+class Hardswish(_Inplace):
     def forward(self, input):
         return F.hardswish(input, self.inplace)
+
+    def extra_repr(self):
+        return ""
 
 
 class Sigmoid(Module):
