@@ -48,6 +48,14 @@ torch.all(torch.ones(2, dtype=torch.uint8), 0, out=torch.empty(2, dtype=torch.in
 ---
 torch.tensor([1 + 1j, 2]).nansum()
 ---
+x = torch.ones(2); y = torch.tensor([1., 2.]); torch.add(x, y, alpha=torch.tensor(2.)), x.sub(y, alpha=torch.tensor(3)), x.clone().add_(y, alpha=torch.tensor(0.5))
+---
+torch.add(torch.ones(2), torch.ones(2), alpha=torch.tensor([2., 3.]))
+---
+torch.sub(torch.ones(2), torch.ones(2), alpha=torch.tensor([2.]))
+---
+torch.add(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64), alpha=torch.tensor(2.5))
+---
 torch.float32, torch.float, torch.double, torch.long, torch.int, torch.half, torch.bool, torch.bfloat16, torch.cfloat
 ---
 torch.float is torch.float32, torch.long is torch.int64, torch.int is torch.int32, torch.half is torch.float16

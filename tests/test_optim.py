@@ -104,6 +104,23 @@ def test_steps_match_torch(name, kwargs):
     assert repr(opt) == repr(topt)
 
 
+@pytest.mark.parametrize("name, kwargs", [CONFIGS[0], CONFIGS[1], CONFIGS[2], CONFIGS[3], CONFIGS[7], CONFIGS[8]],
+                         ids=["SGD", "SGD-momentum", "SGD-nesterov", "Adam", "AdamW-amsgrad", "RMSprop"])
+def test_a_tensor_learning_rate_steps_as_torch(name, kwargs):
+    def run(T):
+        params = [T.tensor(a, requires_grad=True) for a in INIT]
+        opt = getattr(T.optim, name)(params, **dict(kwargs, lr=T.tensor(kwargs["lr"])))
+        history = []
+        for k in range(4):
+            _set_grads(T, params, k)
+            opt.step()
+            history.append([_numpy(p) for p in params])
+        return history
+    for a, b in zip(run(tg), run(torch)):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("name, kwargs", [CONFIGS[1], CONFIGS[4], CONFIGS[9], CONFIGS[16]],
                          ids=[IDS[1], IDS[4], IDS[9], IDS[16]])
 def test_state_dict_resume_continues_identically_without_torch(name, kwargs):

@@ -2,6 +2,8 @@
 round, clamp and where.
 """
 
+import jax
+
 from .. import _dtype
 from .._ops import clamps as CL
 from .._ops import elementwise as E
@@ -17,6 +19,23 @@ from .surface import declare, out_with
 
 _BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
              "mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _alpha(name, d, alpha):
+    """``alpha`` checked (PyTorch's ``alpha_check``) as the op's operand: None for 1. A 0-d tensor
+    is PyTorch's Number: its value, or (inside a trace: a scheduled learning rate of a compiled
+    optimizer step) the tensor itself."""
+    if isinstance(alpha, Tensor):
+        if alpha.ndim:
+            raise TypeError(f"{name}(): argument 'alpha' must be Number, not Tensor")
+        if not isinstance(alpha._data, jax.core.Tracer):
+            alpha = alpha.item()
+        else:
+            _alpha_check(d, {_dtype.BOOL: False, _dtype.INT: 0, _dtype.FLOAT: 0.5, _dtype.COMPLEX: 1j}[alpha.dtype.kind])
+            return alpha
+    if type(alpha) is not int:
+        _alpha_check(d, alpha)
+    return None if alpha == 1 else alpha
 
 
 def _alpha_check(d, alpha):
@@ -35,9 +54,7 @@ def add(input, other, *, alpha=1):
     ``next_functions`` comes first, and ``alpha`` scales ``other``)."""
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
-    if type(alpha) is not int:
-        _alpha_check(d, alpha)
-    return apply(E.add, (a, b, None if alpha == 1 else alpha), (d.np,))
+    return apply(E.add, (a, b, _alpha("add", d, alpha)), (d.np,))
 
 
 def _sub_check(a, b, d):
@@ -54,9 +71,7 @@ def sub(input, other, *, alpha=1):
     a, b = as_operand(input), as_operand(other)
     d = result_type(a, b)
     _sub_check(a, b, d)
-    if type(alpha) is not int:
-        _alpha_check(d, alpha)
-    return apply(E.sub, (a, b, None if alpha == 1 else alpha), (d.np,))
+    return apply(E.sub, (a, b, _alpha("sub", d, alpha)), (d.np,))
 
 
 def rsub_operator(self, other):
@@ -75,9 +90,7 @@ def rsub(input, other, *, alpha=1):
     _tensor_first("rsub", input, other, signatures=("(Tensor input, Tensor other, *, Number alpha = 1)",
                                                     "(Tensor input, Number other, Number alpha = 1)"))
     d = result_type(input, other)
-    if type(alpha) is not int:
-        _alpha_check(d, alpha)
-    return apply(E.rsub, (input, other, None if alpha == 1 else alpha), (d.np,))
+    return apply(E.rsub, (input, other, _alpha("rsub", d, alpha)), (d.np,))
 
 
 @declare("mul", "multiply", method=True, inplace=True, out=True)
