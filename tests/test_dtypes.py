@@ -54,6 +54,12 @@ torch.add(torch.ones(2), torch.ones(2), alpha=torch.tensor([2., 3.]))
 ---
 torch.sub(torch.ones(2), torch.ones(2), alpha=torch.tensor([2.]))
 ---
+torch.tensor([True]).pow(True), torch.tensor([True, False]).pow(False), torch.tensor([True, False]).clone().pow_(True), torch.tensor([2, 3]).pow(True)
+---
+torch.tensor([1, 2]) < 2j
+---
+torch.tensor([1., 2.]).ge(1j)
+---
 torch.add(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64), alpha=torch.tensor(2.5))
 ---
 torch.float32, torch.float, torch.double, torch.long, torch.int, torch.half, torch.bool, torch.bfloat16, torch.cfloat

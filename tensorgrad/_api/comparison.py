@@ -22,11 +22,18 @@ def _compare(op, name=None):
     return compare
 
 
+_ORDERED = {"lt", "le", "gt", "ge"}
+
+
 def _compared(op, input, other):
     a, b = as_operand(input), as_operand(other)
     if not isinstance(a, Tensor):
         a = _tensor_factory(a)
-    return apply(op, (a, b), (result_type(a, b).np,))
+    d = result_type(a, b)
+    if d.kind == _dtype.COMPLEX and op.name in _ORDERED and isinstance(b, complex):
+        # a complex number against a real tensor (complex tensors raise in the kernel's check)
+        raise NotImplementedError(f"\"{op.name}_cpu\" not implemented for '{d.c_name}'")
+    return apply(op, (a, b), (d.np,))
 
 
 eq = _compare(CMP.eq)

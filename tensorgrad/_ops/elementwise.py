@@ -128,6 +128,8 @@ def pow_scalar(a, exponent, *, dtype):
     if isinstance(exponent, int) and not isinstance(exponent, bool) and jnp.issubdtype(dtype, jnp.integer):
         return lax.integer_pow(a, exponent) if exponent >= 0 else a ** exponent
     e = _c(exponent, dtype)
+    if dtype == jnp.bool_:      # a bool tensor to a bool power: x where the power is True, else True
+        return jnp.where(e, a, True)
     # x ** 0 is 1 with gradient 0 everywhere, as in PyTorch (JAX's 0 * x ** -1 is nan at 0)
     return jnp.where(e == 0, jnp.ones_like(a), a ** jnp.where(e == 0, 1, e))
 
