@@ -9,6 +9,7 @@ import gc
 import os
 import subprocess
 import sys
+import time
 import weakref
 
 import jax.numpy as jnp
@@ -17,7 +18,7 @@ import pytest
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as F
-from tensorgrad import _cache
+from tensorgrad import _cache, _disk_cache
 from oracle import torch, _oracle  # noqa: F401  (the fixture skips tests that need PyTorch)
 
 NAN = float("nan")
@@ -368,17 +369,21 @@ _DISK_SCRIPT = """
 import warnings
 warnings.simplefilter("default")
 import tensorgrad as tg
-from tensorgrad import _cache
+from tensorgrad import _cache, _disk_cache
 x = tg.linspace(-1, 1, 12).reshape(3, 4).requires_grad_()
 (x.sin() * x).sum().backward()
 print(_cache.disk_cache_dir(), round(float(x.grad.sum()), 5))
 """
 
 
-def _disk_run(tmp_path, **env):
+def _disk_run_env():
     full = {k: v for k, v in os.environ.items() if k not in ("TENSORGRAD_COMPILATION_CACHE", "JAX_COMPILATION_CACHE_DIR")}
-    full.update(env)
     full["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return full
+
+
+def _disk_run(tmp_path, **env):
+    full = {**_disk_run_env(), **env}
     return subprocess.run([sys.executable, "-c", _DISK_SCRIPT], env=full, cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
 
@@ -421,6 +426,44 @@ def test_an_unwritable_cache_folder_warns_once_and_runs_uncached_without_torch(t
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == "None"
     assert out.stderr.count("RuntimeWarning") == 1 and "cannot be written" in out.stderr
+
+
+def test_the_folder_is_bounded_here_not_by_a_scan_per_write_without_torch(tmp_path):
+    """JAX's own eviction lists the whole folder at every write (0.1 s a write at 4000 entries),
+    so it is off; a run bounds the folder in the background at most once a day."""
+    folder = tmp_path / "xla"
+    folder.mkdir()
+    (folder / "old-atime").write_bytes(b"12345678")        # a stamp JAX's eviction left
+    out = subprocess.run([sys.executable, "-c", "import tensorgrad, jax, threading\n"
+                          "[t.join() for t in threading.enumerate() if t.name == 'tensorgrad-cache-bound']\n"
+                          "print(jax.config.jax_compilation_cache_max_size)"],
+                         env={**_disk_run_env(), "TENSORGRAD_COMPILATION_CACHE": str(folder)}, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["-1"]
+    assert (folder / _disk_cache._STAMP).exists() and not (folder / "old-atime").exists()
+
+
+def test_bounding_removes_the_least_recently_used_entries_without_torch(tmp_path):
+    now = 1.7e9
+    for i in range(10):
+        entry = tmp_path / f"k{i}-cache"
+        entry.write_bytes(bytes(100))
+        os.utime(entry, (now + 10 * i, now))            # k9 was read last
+    (tmp_path / "k3-atime").write_bytes(bytes(8))
+    (tmp_path / ".lockfile").write_bytes(b"")
+    assert _disk_cache.bound_folder(tmp_path, limit=1000) == 0       # within the bound: nothing goes
+    assert not (tmp_path / "k3-atime").exists() and (tmp_path / ".lockfile").exists()
+    assert _disk_cache.bound_folder(tmp_path, limit=500) == 7        # down to 3/4 of the bound
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lockfile", "k7-cache", "k8-cache", "k9-cache"]
+
+
+def test_the_folder_is_looked_at_once_a_day_without_torch(tmp_path):
+    now = time.time()
+    assert _disk_cache._due(str(tmp_path), now)
+    assert not _disk_cache._due(str(tmp_path), now + 3600)
+    assert _disk_cache._due(str(tmp_path), now + _disk_cache.SWEEP_INTERVAL_S + 1)
+    assert not _disk_cache._due(str(tmp_path / "missing"), now)      # no folder: nothing to bound
 
 
 def test_the_default_cache_folder_is_the_users_cache_without_torch(tmp_path):
