@@ -167,10 +167,12 @@ def test_sliced_batches_share_one_program_and_writes_reach_the_sliced_tensor():
     assert z.tolist() == [2.0] * 6 and z._version == version + 3
 
 
-def _deep(x, w, k, depth=14):
+def _deep(x, w, k, depth=14, flat=False):
     y = x @ w
     for j in range(depth):      # a configuration per node (beta, threshold) that no other test uses
         y = F.softplus(F.leaky_relu(y, 0.01 + k), beta=1.0 + k, threshold=17.0 + j)
+    if flat:                    # a reshape, whose configuration (its shape) changes with the batch
+        y = y.reshape(y.shape[0] * y.shape[1])
     return y.sum()
 
 
@@ -208,4 +210,15 @@ def _first_backward_of_cold_kernels():
     with tg.no_grad():
         expected = tg.func.grad(lambda v: _deep(x, v, 0.1234, depth=15))(w)
     _deep(x, w, 0.1234, depth=15).backward()
+    np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-5, atol=1e-7)
+    # a smaller batch (an epoch's last) through a reshape: a new structure whose nodes have new
+    # shapes, so their kernels would all compile: the fused program at once again
+    seen = _seen_once()
+    w.grad = None
+    _deep(x, w, 0.4321, flat=True).backward()          # new configurations: at once
+    w.grad = None
+    _deep(x[:7], w, 0.4321, flat=True).backward()
+    assert _cache.FUSED.stats()["entries"] == programs + 4 and _seen_once() == seen and not engine._COMPILING
+    with tg.no_grad():
+        expected = tg.func.grad(lambda v: _deep(x[:7], v, 0.4321, flat=True))(w)
     np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-5, atol=1e-7)

@@ -360,23 +360,32 @@ _COMPILING = {}             # program -> its compiling thread
 _FIRST_FUSED_NODES = 12
 
 
-_COVERED = set()            # (op, configuration, mask) of the nodes a fused-first program served
+_COVERED = set()            # (op, configuration, mask, primal types) of the nodes a fused-first program served
 
 
-def _mostly_cold(parts):
-    """Whether most op nodes of a new structure have neither a backward kernel nor a place in a
-    program compiled at its first sighting (then a new structure of the same ops, as a changing
-    sequence length makes, goes node by node: compiling each would stall every step)."""
+def _mostly_cold(parts, order):
+    """Whether most op nodes of a new structure have neither a backward kernel nor a place, with
+    their primals' shapes, in a program compiled at its first sighting. A new structure of the
+    same ops and shapes, as a changing sequence length makes, goes node by node (compiling each
+    would stall every step); one of new shapes (an epoch's last, smaller batch, whose reshapes'
+    configurations change the structure) compiles its program at once, as its nodes' kernels
+    would each compile for the new shapes."""
+    nodes = [n for n in order if type(n) is not AccumulateGrad]
     ops = [(p[0], p[1], p[2]) if p[7] is None else (p[0], p[1], p[2], p[7]) for p in parts if p is not None]
     if len(ops) < _FIRST_FUSED_NODES:
         return False
-    cold = sum(1 for k in ops if k not in KERNELS and k not in _COVERED)
+    shaped = [k + (_primal_types(n),) for k, n in zip(ops, nodes)]
+    cold = sum(1 for k, s in zip(ops, shaped) if k not in KERNELS and s not in _COVERED)
     if 2 * cold <= len(ops):
         return False
     if len(_COVERED) > 100_000:
         _COVERED.clear()
-    _COVERED.update(ops)
+    _COVERED.update(shaped)
     return True
+
+
+def _primal_types(node):
+    return tuple([(a.shape, a.dtype) if hasattr(a, "shape") else type(a) for a in node._primals])
 
 
 def _compile_behind(program, primals, grads):
@@ -475,7 +484,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
         return False
     program = FUSED.get(key)
     if program is None:
-        if not _mostly_cold(key[0]):
+        if not _mostly_cold(key[0], order):
             FUSED.put(key, _SEEN, 0)
             return False
         program = _SEEN         # its node kernels would compile anyway: one program costs less
