@@ -162,3 +162,73 @@ def test_dtensor_and_meta_weights_and_plain_ones_after_them_without_torch():
     np.testing.assert_allclose(np.asarray(out.to_local().detach()), np.asarray(F.linear(x, w, b)), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(dw.grad.to_local()), np.tile(np.asarray(x).sum(0), (5, 1)), rtol=1e-5)
     test_linear_computes_no_transposed_weight_without_torch()
+
+
+# ---------------------------------------------------------------------- a dataset's rows, x[i]
+
+def _select_programs():
+    entry = _cache.KERNELS.get(V.select)
+    if entry is None:
+        return 0
+    return sum(j._cache_size() for j in (entry.fast, entry.plain)) if hasattr(entry, "fast") else entry._cache_size()
+
+
+def test_rows_compute_no_select_and_stack_as_one_gather_without_torch():
+    from tensorgrad._ops import indexing as IX
+    from tensorgrad._tensor import stacked_rows
+    data = np.random.default_rng(3).standard_normal((11, 17)).astype(np.float32)    # a shape no other test uses
+    x = tg.tensor(data)
+    before = _select_programs()
+    rows = [x[i] for i in (4, 0, 10, 4, -1)]
+    assert [tuple(r.shape) for r in rows] == [(17,)] * 5 and rows[0].dtype is tg.float32
+    assert stacked_rows(rows, V.select, IX.index_select) is not None
+    batch = tg.stack(rows)
+    assert _select_programs() == before         # no row was computed on its own
+    np.testing.assert_array_equal(batch.numpy(), data[[4, 0, 10, 4, 10]])
+    np.testing.assert_array_equal(rows[2].numpy(), data[10])       # a row read alone is computed then
+
+
+def _rows_script(m, data, labels):
+    out = []
+    x = m.tensor(data)
+    y = m.tensor(labels)
+    r = x[2]
+    x[2, 1] = 100.0                                 # a write before the row is first read
+    out.append(r.clone())
+    x.add_(1)                                       # and after
+    out += [r.clone(), m.tensor([r._version, x._version]), m.tensor([r.stride()[0], r.storage_offset()])]
+    x[-1].mul_(2)                                   # a write through a row
+    out.append(x.clone())
+    s = m.stack([x[1], x[3], x[1]])
+    x[1] = 0.0                                      # the stack is a copy
+    out += [s, m.stack([x[1], x[3]], dim=-2), m.stack([x[0], x[2]], dim=1), m.stack([y[0], y[2], y[1]])]
+    other = m.tensor(data * 3)
+    out.append(m.stack([x[0], other[1]]))           # rows of two tensors
+    out.append(m.stack([x[0], x[1:][0]]))           # a row of a view
+    res = m.empty(2, data.shape[1], dtype=m.float64)
+    m.stack([x[0], x[3]], out=res)
+    out.append(res)
+    b = m.tensor(data > 0)
+    out.append(m.stack([b[0], b[3]]))
+    w = m.tensor(data, requires_grad=True)
+    g = m.stack([w[0], w[2], w[0]])
+    (g * m.tensor(np.arange(g.numel(), dtype=np.float32).reshape(g.shape))).sum().backward()
+    out += [w.grad, m.tensor([type(g.grad_fn).__name__ == "StackBackward0", w[1].grad_fn is not None])]
+    with m.no_grad():
+        n = m.stack([w[1], w[3]])
+        out += [n, m.tensor([n.requires_grad, w[1].requires_grad])]
+    with m.inference_mode():
+        i = m.stack([x[0], x[1]])
+        out += [i, m.tensor([i.is_inference()])]
+    return [t.detach() for t in out]
+
+
+def test_rows_and_their_stacks_match_pytorch():
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((4, 3)).astype(np.float32)
+    labels = rng.integers(0, 10, 4)
+    ours, theirs = _rows_script(tg, data, labels), _rows_script(torch, data, labels)
+    assert len(ours) == len(theirs)
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape), k
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=str(k))

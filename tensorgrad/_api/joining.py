@@ -10,9 +10,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._ops import indexing as IX
 from .._ops import shape as S
 from .._ops import views as V
-from .._tensor import Size, Tensor, apply, _wrap, _wrap_dim
+from .._tensor import Size, Tensor, apply, stacked_rows, _wrap, _wrap_dim
 from .indexing import masked_select, _common_shape
 from .operands import result_type
 from .shape import expand, reshape, unsqueeze, view, _slice
@@ -76,7 +77,12 @@ def stack(tensors, dim=0):
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                 f"{list(t.shape)} at entry {i}")
-    return apply(S.stack, tensors, (_wrap_dim(dim, len(shape) + 1), d.np))
+    dim = _wrap_dim(dim, len(shape) + 1)
+    if dim == 0 and len(tensors) > 1 and tensors[0]._view is not None:
+        rows = stacked_rows(tensors, V.select, IX.index_select)    # a batch of a dataset's x[i]
+        if rows is not None:
+            return rows
+    return apply(S.stack, tensors, (dim, d.np))
 
 
 @declare("hstack", out=True)

@@ -12,7 +12,7 @@ from .. import _dtype
 from .._ops import elementwise as E
 from .._ops import indexing as IX
 from .._ops import views as V
-from .._tensor import Tensor, apply, check_inplace, commit_inplace, _C_TYPE
+from .._tensor import Tensor, apply, check_inplace, commit_inplace, deferred_row, _C_TYPE
 from . import strides as _strides
 from .conversion import _value_tensor
 from .inplace import _fit
@@ -108,7 +108,8 @@ def getitem(input, key):
             size = shape[0]
             if not -size <= key < size:
                 raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
-            return apply(V.select, (input, key % size), (0,))
+            row = deferred_row(input, key % size, V.select)
+            return apply(V.select, (input, key % size), (0,)) if row is None else row
     parts, places, had_ellipsis = _expand_key(key, input.ndim)
     if builtins.any(_is_advanced(p) for p in parts):
         return _advanced_getitem(input, parts, places)

@@ -24,7 +24,8 @@ from .tensor import (
 from .dispatch import (
     apply as apply, _record as _record, _make_output as _make_output, _saved_entries as _saved_entries,
     _scalar_array as _scalar_array, _broadcast_error as _broadcast_error, broadcast_mismatch as broadcast_mismatch,
-    _kind as _kind, _stopped as _stopped, deferred_view as deferred_view,
+    _kind as _kind, _stopped as _stopped, deferred_view as deferred_view, deferred_row as deferred_row,
+    stacked_rows as stacked_rows,
     _NUMBER as _NUMBER, _SCALAR_ARRAY_TYPES as _SCALAR_ARRAY_TYPES, _FLOAT_KIND as _FLOAT_KIND,
 )
 from .inplace import (

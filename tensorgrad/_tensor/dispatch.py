@@ -316,6 +316,83 @@ def deferred_view(op, src, cfg=()):
     return view
 
 
+def _plain_value(t):
+    """The array of a plain tensor (not a view) in an ordinary cell, outside every trace and
+    watch, when nothing records; else None."""
+    cell = t._cell
+    if t._view is not None or type(cell) is not Cell or STATE.functional or _WATCHING or (STATE.grad and t._rg):
+        return None
+    value = cell.value
+    if not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or (
+            _DISTRIBUTED_TYPE is not None and isinstance(t, _DISTRIBUTED_TYPE)):
+        return None
+    return value
+
+
+def deferred_row(src, index, select):
+    """``src[index]`` (``select`` along dim 0, ``index`` in range) of a plain tensor, a view whose
+    value is computed when first read (a view reads its storage as it is when read): a dataset's
+    ``x[i]`` costs no kernel, and ``stack`` of such rows is one gather (``stacked_rows``). None
+    where it does not apply (a view, a host cell, a trace, a graph to record). The view is
+    ``_make_output``'s of the select."""
+    if _plain_value(src) is None:
+        return None
+    cell = src._cell
+    meta = cell.value
+    key = (meta.shape, meta.dtype)
+    aval = _ROW_AVALS.get(key)
+    if aval is None:
+        if len(_ROW_AVALS) > 4096:
+            _ROW_AVALS.clear()
+        aval = _ROW_AVALS[key] = jax.ShapeDtypeStruct(meta.shape[1:], meta.dtype)
+    t = object.__new__(Tensor)
+    t._cell = cell
+    if src._vc is not None:
+        t._vc = src._vc
+    step = ((select, (0,), None),)
+    dyn = ((index,),)
+    t._view = t._rel = (step, dyn)
+    t._vcache = aval            # the shape and dtype; the value is computed when first read
+    t._vgen = -1
+    t._base = src
+    t._attr_version = (src._vc or cell).version
+    if not STATE.grad:
+        t._creation = "no_grad"
+    if STATE.inference:
+        t._inference = True
+    return t
+
+
+_ROW_AVALS = {}
+
+
+def stacked_rows(tensors, select, gather):
+    """``stack(tensors)`` of rows ``x[i]`` (``deferred_row``, or any one-step dim-0 select) of
+    one plain tensor, as one ``gather`` of its rows, read now as each row would be; else None."""
+    first = tensors[0]
+    value = _plain_value(first._base) if first._base is not None else None
+    if value is None:
+        return None
+    cell = first._cell
+    if STATE.grad and any(t._rg for t in tensors):
+        return None
+    index = []
+    for t in tensors:
+        view = t._view
+        if t._cell is not cell or view is None or len(view[0]) != 1:
+            return None
+        op, cfg, _ = view[0][0]
+        if op is not select or cfg != (0,):
+            return None
+        index.append(view[1][0][0])
+    if cell is not first._base._cell:
+        return None
+    rows = np.fromiter((int(i) for i in index), np.int64, len(index))
+    if rows.min() < 0 or rows.max() >= value.shape[0]:
+        return None
+    return apply(gather, (value, jax.device_put(rows)), (0,))
+
+
 def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     edges = []
     mask = []
