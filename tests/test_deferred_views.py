@@ -182,6 +182,8 @@ def test_rows_compute_no_select_and_stack_as_one_gather_without_torch():
     rows = [x[i] for i in (4, 0, 10, 4, -1)]
     assert [tuple(r.shape) for r in rows] == [(17,)] * 5 and rows[0].dtype is tg.float32
     assert stacked_rows(rows, V.select, IX.index_select) is not None
+    shared = tg.from_numpy(data.copy())
+    assert stacked_rows([shared[1], shared[2]], V.select, IX.index_select) is not None
     batch = tg.stack(rows)
     assert _select_programs() == before         # no row was computed on its own
     np.testing.assert_array_equal(batch.numpy(), data[[4, 0, 10, 4, 10]])
@@ -210,6 +212,16 @@ def _rows_script(m, data, labels):
     out.append(res)
     b = m.tensor(data > 0)
     out.append(m.stack([b[0], b[3]]))
+    arr = data.copy()
+    h = m.from_numpy(arr)                           # rows of memory shared with numpy
+    hr = h[1]
+    arr[1, 0] = 42.0                                # a numpy write after the row was made
+    out.append(hr.clone())
+    hs = m.stack([h[0], h[1]])
+    arr[0, 0] = -5.0
+    out += [hs, m.stack([h[0], h[3]])]
+    h[2].add_(1)                                    # a write through a row reaches the numpy memory
+    out.append(m.tensor(arr.copy()))
     w = m.tensor(data, requires_grad=True)
     g = m.stack([w[0], w[2], w[0]])
     (g * m.tensor(np.arange(g.numel(), dtype=np.float32).reshape(g.shape))).sum().backward()

@@ -21,7 +21,7 @@ from .. import _autocast
 from .._autograd.grad_mode import STATE
 from .._autograd.node import node_class
 from .._storage.cell import Cell
-from .._storage.host import HostCell, sync_view
+from .._storage.host import HostCell, live_array, sync_view
 from .._storage.watch import note_read, on_watching
 from .tensor import Tensor, _wrap
 
@@ -316,29 +316,28 @@ def deferred_view(op, src, cfg=()):
     return view
 
 
-def _plain_value(t):
-    """The array of a plain tensor (not a view) in an ordinary cell, outside every trace and
-    watch, when nothing records; else None."""
+def _plain(t):
+    """Whether ``t`` is a plain tensor (not a view) in an ordinary cell or one shared with numpy,
+    outside every trace and watch, with nothing to record."""
     cell = t._cell
-    if t._view is not None or type(cell) is not Cell or STATE.functional or _WATCHING or (STATE.grad and t._rg):
-        return None
-    value = cell.value
-    if not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or (
-            _DISTRIBUTED_TYPE is not None and isinstance(t, _DISTRIBUTED_TYPE)):
-        return None
-    return value
+    if t._view is not None or STATE.functional or _WATCHING or (STATE.grad and t._rg) or (
+            type(cell) is not Cell and type(cell) is not HostCell):
+        return False
+    meta = cell.meta            # no compare of memory shared with numpy
+    return isinstance(meta, jax.Array) and not isinstance(meta, jax.core.Tracer) and not (
+        _DISTRIBUTED_TYPE is not None and isinstance(t, _DISTRIBUTED_TYPE))
 
 
 def deferred_row(src, index, select):
     """``src[index]`` (``select`` along dim 0, ``index`` in range) of a plain tensor, a view whose
     value is computed when first read (a view reads its storage as it is when read): a dataset's
     ``x[i]`` costs no kernel, and ``stack`` of such rows is one gather (``stacked_rows``). None
-    where it does not apply (a view, a host cell, a trace, a graph to record). The view is
-    ``_make_output``'s of the select."""
-    if _plain_value(src) is None:
+    where it does not apply (a view, a trace, a graph to record). The view is ``_make_output``'s
+    of the select."""
+    if not _plain(src):
         return None
     cell = src._cell
-    meta = cell.value
+    meta = cell.meta
     key = (meta.shape, meta.dtype)
     aval = _ROW_AVALS.get(key)
     if aval is None:
@@ -368,13 +367,12 @@ _ROW_AVALS = {}
 
 def stacked_rows(tensors, select, gather):
     """``stack(tensors)`` of rows ``x[i]`` (``deferred_row``, or any one-step dim-0 select) of
-    one plain tensor, as one ``gather`` of its rows, read now as each row would be; else None."""
+    one plain tensor, as one ``gather`` of its rows, read now as each row would be (from the
+    numpy memory of a tensor that shares it); else None."""
     first = tensors[0]
-    value = _plain_value(first._base) if first._base is not None else None
-    if value is None:
-        return None
+    base = first._base
     cell = first._cell
-    if STATE.grad and any(t._rg for t in tensors):
+    if base is None or base._cell is not cell or not _plain(base) or (STATE.grad and any(t._rg for t in tensors)):
         return None
     index = []
     for t in tensors:
@@ -385,12 +383,18 @@ def stacked_rows(tensors, select, gather):
         if op is not select or cfg != (0,):
             return None
         index.append(view[1][0][0])
-    if cell is not first._base._cell:
-        return None
     rows = np.fromiter((int(i) for i in index), np.int64, len(index))
-    if rows.min() < 0 or rows.max() >= value.shape[0]:
+    if rows.min() < 0 or rows.max() >= cell.meta.shape[0]:
         return None
-    return apply(gather, (value, jax.device_put(rows)), (0,))
+    if type(cell) is not HostCell:
+        return apply(gather, (cell.value, jax.device_put(rows)), (0,))
+    array = live_array(base)
+    if array is None or array.dtype != cell.meta.dtype:
+        return None
+    t = _wrap(jax.device_put(np.take(array, rows, axis=0)))
+    if STATE.inference:
+        t._inference = True
+    return t
 
 
 def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
