@@ -57,6 +57,7 @@ import weakref
 import jax
 import numpy as np
 
+from .._device import put
 from .cell import Cell
 from .._meta import is_meta
 from .layout import conj_bits, geometry
@@ -132,7 +133,7 @@ def _sync(cell):
     if not _same(array, host.seen):
         copy = np.array(array)
         host.seen = copy
-        _VALUE.__set__(cell, jax.device_put(copy))
+        _VALUE.__set__(cell, put(copy))
         _GEN.__set__(cell, _GEN.__get__(cell) + 1)
     if not _given(host):
         _unshare(cell)
@@ -227,7 +228,7 @@ def check_array(arr):
 def share_array(arr, wrap):
     """``wrap(jax array)``, a new tensor whose storage is the numpy array ``arr`` (checked)."""
     seen = np.array(arr)
-    t = wrap(jax.device_put(seen))
+    t = wrap(put(seen))
     cell = t._cell
     cell.host = _Host(arr, seen)
     set_class(cell, HostCell)

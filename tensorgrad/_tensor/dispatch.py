@@ -387,11 +387,11 @@ def stacked_rows(tensors, select, gather):
     if rows.min() < 0 or rows.max() >= cell.meta.shape[0]:
         return None
     if type(cell) is not HostCell:
-        return apply(gather, (cell.value, jax.device_put(rows)), (0,))
+        return apply(gather, (cell.value, _device.put(rows)), (0,))
     array = live_array(base)
     if array is None or array.dtype != cell.meta.dtype:
         return None
-    t = _wrap(jax.device_put(np.take(array, rows, axis=0)))
+    t = _wrap(_device.put(np.take(array, rows, axis=0)))
     if STATE.inference:
         t._inference = True
     return t

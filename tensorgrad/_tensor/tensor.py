@@ -435,7 +435,7 @@ class Tensor(metaclass=TensorType):
         array = np.asarray(array)
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
-        return _wrap(jax.device_put(array))
+        return _wrap(_device.put(array))
 
     def __jax_array__(self):
         return self._data
