@@ -545,3 +545,26 @@ def test_a_clone_without_a_node_compiles_nothing_and_is_a_copy_without_torch():
     assert type(leaf.clone().grad_fn).__name__ == "CloneBackward0"
     with tg.no_grad():
         assert leaf.clone().grad_fn is None and not leaf.clone().requires_grad
+
+
+# ---------------------------------------------------------------------- MLIR contexts
+
+def test_lowerings_share_an_mlir_context_per_thread_for_a_few_dozen_programs_without_torch():
+    import threading
+    import jax
+    from jax._src.interpreters import mlir
+    from tensorgrad import _ir_contexts
+    assert getattr(mlir.make_ir_context, "reused", False)      # this JAX's lowerings ask the wrapper
+    _ir_contexts._LOCAL.held = None
+    seen = [mlir.make_ir_context() for _ in range(_ir_contexts.REUSES + 3)]
+    assert all(c is seen[0] for c in seen[:_ir_contexts.REUSES])
+    assert seen[_ir_contexts.REUSES] is not seen[0]            # then a new one
+    other = []
+    thread = threading.Thread(target=lambda: other.append(mlir.make_ir_context()))
+    thread.start()
+    thread.join()
+    assert other[0] is not seen[-1]                             # each thread its own
+    # programs lowered in one context, and across a replacement, compute what they should
+    for k in range(_ir_contexts.REUSES + 5):
+        f = jax.jit(lambda x, k=k: x * k + 1.5)
+        assert float(f(np.float32(2.0))) == 2.0 * k + 1.5
