@@ -926,3 +926,60 @@ def test_alpha_dropout_modules(cls):
         assert same.all()  # whole channels drop together
     layer.eval()
     assert layer(x) is x
+
+
+# ---------------------------------------------------------------------- recurrent layers' residuals
+
+RNN_CASES = [("LSTM", {}), ("LSTM", {"num_layers": 2, "bidirectional": True}), ("LSTM", {"proj_size": 3}),
+             ("GRU", {"bidirectional": True}), ("RNN", {"nonlinearity": "relu", "num_layers": 2})]
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections")     # PyTorch's, about its oneDNN kernel
+@pytest.mark.parametrize("kind, kwargs", RNN_CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(RNN_CASES)])
+def test_recurrent_backward_from_saved_residuals_matches_torch(kind, kwargs):
+    """A recurrent layer's node keeps its derivative's residuals (no replay of the scan in the
+    backward): gradients node by node, fused, retained and of second order as PyTorch's."""
+    from tensorgrad._autograd import staged
+    from tensorgrad._ops.registry import Saved
+    rng = np.random.default_rng(4)
+    x_np = rng.standard_normal((6, 2, 4)).astype(np.float32)
+    w_np = rng.standard_normal((6, 2, 5 * (2 if kwargs.get("bidirectional") else 1)
+                                if "proj_size" not in kwargs else 3)).astype(np.float32)
+    torch.manual_seed(0)
+    tmod = getattr(torch.nn, kind)(4, 5, **kwargs)
+    gmod = getattr(tg.nn, kind)(4, 5, **kwargs)
+    _copy_weights(tmod, gmod)
+    tx = torch.tensor(x_np, requires_grad=True)
+    gx = tg.tensor(x_np, requires_grad=True)
+
+    def loss(m, mod, x):
+        out = mod(x)[0]
+        return (out * m.tensor(w_np)).sum(), out
+
+    tl, _ = loss(torch, tmod, tx)
+    tl.backward()
+    expected = [tx.grad.numpy()] + [p.grad.numpy() for p in tmod.parameters()]
+    background = staged.BACKGROUND["on"]
+    staged.BACKGROUND["on"] = False         # the fused program compiles in the call that wants it
+    try:
+        for attempt in range(3):            # node by node, then as one fused program
+            gx.grad = None
+            gmod.zero_grad(set_to_none=True)
+            gl, gout = loss(tg, gmod, gx)
+            assert isinstance(gout.grad_fn.res if gout.grad_fn.res is not None else
+                              gout.grad_fn.next_functions[0][0].res, Saved)
+            gl.backward(retain_graph=attempt == 2)
+            got = [gx.grad.numpy()] + [p.grad.numpy() for p in gmod.parameters()]
+            for a, b in zip(got, expected):
+                np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+        gl.backward()                       # retained: the residuals are still there
+        with pytest.raises(RuntimeError, match="second time"):
+            gl.backward()
+    finally:
+        staged.BACKGROUND["on"] = background
+    # second order: the gradient's own gradient, through the replayed forward
+    tg_x, = torch.autograd.grad(loss(torch, tmod, tx)[0], tx, create_graph=True)
+    torch_gg, = torch.autograd.grad((tg_x ** 2).sum(), tx)
+    gg_x, = tg.autograd.grad(loss(tg, gmod, gx)[0], gx, create_graph=True)
+    ours_gg, = tg.autograd.grad((gg_x ** 2).sum(), gx)
+    np.testing.assert_allclose(ours_gg.numpy(), torch_gg.numpy(), rtol=1e-3, atol=1e-5)

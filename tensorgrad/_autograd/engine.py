@@ -20,7 +20,7 @@ from .._meta import call as meta_call
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
 from .staged import BACKGROUND, Staged
 from .._cache import FUSED, KERNELS, config_key, hold_sweeps, jit, tracing
-from .._ops.registry import apply_views, views_key, vjp_call
+from .._ops.registry import apply_views, saved_vjp, views_key, vjp_call
 
 
 class GraphOps:
@@ -428,7 +428,8 @@ def _structure(order, root_edges, gops):
         views = n.views
         avals = n.avals
         parts.append((n.op, config_key(n.cfg), n.mask, n.edge_pos, avals is not None,
-                      1 if avals is None else len(avals), nexts, None if views is None else views_key(views)))
+                      1 if avals is None else len(avals), nexts, None if views is None else views_key(views),
+                      n.res is not None))
         cfgs.append((n.cfg, views))
     roots = tuple((index[n], nr) for n, nr in root_edges if n is not None)
     return (tuple(parts), roots), index, cfgs
@@ -454,14 +455,17 @@ def _fused_program(parts, roots, cfgs):
             p += 1
             if grads is None or all(g is None for g in grads):
                 continue
-            op, _, mask, edge_pos, multi, nout, nexts, _ = part
+            op, _, mask, edge_pos, multi, nout, nexts, _, saved = part
             if not any(mask):
                 continue
             cts = tuple(grads) if multi else grads[0]
             cfg, views = cfgs[i]
-            if views is not None:
-                node_primals = apply_views(node_primals, views)
-            results = vjp_call(op.bind(cfg), mask, node_primals, cts)
+            if saved:           # the node's residuals, not its primals (``OpDef.forward_saving``)
+                results = saved_vjp(node_primals, cts)
+            else:
+                if views is not None:
+                    node_primals = apply_views(node_primals, views)
+                results = vjp_call(op.bind(cfg), mask, node_primals, cts)
             for pos, r in zip(edge_pos, results):
                 child, nr = nexts[pos]
                 if child < 0:
@@ -503,7 +507,7 @@ def _run_fused(roots, deps, root_edges, root_grads, retain_graph, gops):
             leaves.append(n)
         else:
             n._check_versions(gops)
-            primals.append(n._primals)
+            primals.append(n._primals if n.res is None else n.res)
     grads = [g for (n, _), g in zip(root_edges, root_grads) if n is not None]
     if (fresh and not compile_now and BACKGROUND["on"] and not tracing()
             and not (_meta.LIVE.on and _meta.has_meta((primals, grads)))):

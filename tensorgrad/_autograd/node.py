@@ -139,6 +139,9 @@ class OpNode(Node):
     # ((position, view op, view configuration), ...): primals kept as the sources of layout views
     # that the op's kernel computed inside (``OpDef.composed_forward``); None: kept as received
     views = None
+    # the ``Saved`` residuals of an op that ``saves_residuals``: its backward reads them, not the
+    # primals (kept too, for create_graph's replay and the version checks)
+    res = None
 
     def __init__(self, next_edges, op, cfg, primals, mask, edge_pos, avals):
         self._next = next_edges
@@ -184,6 +187,8 @@ class OpNode(Node):
         out = [None] * len(self._next)
         if create_graph:
             results = gops.replay(self, grads)
+        elif self.res is not None:
+            results = meta_call(self.op.backward_saved(), (self.res, tuple(grads)))
         else:
             cts = grads[0] if self.avals is None else tuple(grads)
             results = meta_call(self.op.backward(self.cfg, self.mask, self.views), (self._primals, cts))
@@ -194,6 +199,7 @@ class OpNode(Node):
     def _release(self):
         if self.holds:
             self.primals = None
+            self.res = None
             self.freed = True
 
 

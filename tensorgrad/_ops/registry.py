@@ -56,7 +56,7 @@ class OpDef:
 
     __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "saved_inputs", "saved_outputs", "is_view",
                  "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "real_only",
-                 "layout_view", "folds_views", "__weakref__")
+                 "layout_view", "folds_views", "saves_residuals", "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
                  no_slot=(), differentiable=True, grad_reads=()):
@@ -86,6 +86,9 @@ class OpDef:
         # an op that computes such a view of an input inside its own kernel when the view's value
         # was not computed (``mm``, ``addmm``: see ``composed_forward``)
         self.folds_views = False
+        # a multi-output op whose forward costs too much to replay in its backward (a recurrent
+        # scan): its node keeps the residuals of its derivative instead (``forward_saving``)
+        self.saves_residuals = False
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -125,6 +128,26 @@ class OpDef:
         if f is None:
             fn = functools.partial(vjp_call, self.bind(cfg), mask)
             f = jit(KERNELS, key, fn if views is None else functools.partial(_on_viewed, fn, views))
+        return f
+
+    def forward_saving(self, cfg, mask):
+        """The compiled forward that also returns its derivative's residuals: ``primals ->
+        (outputs, Saved)``, JAX's pullback in the primals where ``mask`` is true. The node keeps
+        them, and its backward (``backward_saved``) runs the reverse pass alone, not the forward
+        again (an LSTM's backward replayed its whole scan). For ops whose absent output
+        cotangents may be zeros (``vjp_call`` leaves them out)."""
+        key = (self, config_key(cfg), mask, "saving")
+        f = KERNELS.get(key)
+        if f is None:
+            f = jit(KERNELS, key, functools.partial(_saving, self.bind(cfg), mask))
+        return f
+
+    def backward_saved(self):
+        """The compiled ``(Saved, cotangents) -> cotangents of the masked primals``."""
+        key = (self, "saved")
+        f = KERNELS.get(key)
+        if f is None:
+            f = jit(KERNELS, key, saved_vjp)
         return f
 
     def composed_forward(self, cfg, views):
@@ -230,6 +253,48 @@ def vjp_call(fn, mask, primals, cotangents):
     if used is not None:
         cotangents = tuple(cotangents[k] for k in used)
     return conj_tree(vjp_fn(conj_tree(fill_cotangents(out, cotangents))))
+
+
+@jax.tree_util.register_pytree_node_class
+class Saved:
+    """An op's pullback (a pytree of its residual arrays) and its outputs' shapes and dtypes."""
+
+    __slots__ = ("pullback", "avals")
+
+    def __init__(self, pullback, avals):
+        self.pullback = pullback
+        self.avals = avals
+
+    def tree_flatten(self):
+        return (self.pullback,), self.avals
+
+    @classmethod
+    def tree_unflatten(cls, avals, children):
+        return cls(children[0], avals)
+
+
+def _saving(fn, mask, *primals):
+    idx = [i for i, m in enumerate(mask) if m]
+
+    def restricted(*diff):
+        full = list(primals)
+        for i, v in zip(idx, diff):
+            full[i] = v
+        return fn(*full)
+
+    out, pullback = jax.vjp(restricted, *[primals[i] for i in idx])
+    return out, Saved(pullback, tuple((o.shape, np.dtype(o.dtype)) for o in out))
+
+
+def saved_vjp(saved, cotangents):
+    """``vjp_call``'s cotangents from a node's ``Saved`` residuals (absent ones as zeros)."""
+    cts = tuple(_zero_cotangent(shape, dtype) if c is None else c.astype(dtype) if jnp.issubdtype(dtype, jnp.inexact)
+                else c for c, (shape, dtype) in zip(cotangents, saved.avals))
+    return conj_tree(saved.pullback(conj_tree(cts)))
+
+
+def _zero_cotangent(shape, dtype):
+    return jnp.zeros(shape, dtype) if jnp.issubdtype(dtype, jnp.inexact) else np.zeros(shape, jax.dtypes.float0)
 
 
 def conj_tree(arrays):

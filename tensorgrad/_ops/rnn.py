@@ -68,3 +68,6 @@ def rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, *, mode, reverse):
         step = _elman_step(w_hh, b_hh, jnp.tanh if mode == "RNN_TANH" else jax.nn.relu)
     h, ys = lax.scan(step, h0, gates_x, reverse=reverse)
     return ys, h
+
+
+rnn_layer.saves_residuals = True     # its backward runs the reverse scan alone (``forward_saving``)

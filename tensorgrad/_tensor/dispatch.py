@@ -14,7 +14,7 @@ import traceback
 import jax
 import numpy as np
 
-from .._cache import _SWEEP, SWEEP_EVERY, sweep_if_due
+from .._cache import _SWEEP, SWEEP_EVERY, _top_level, sweep_if_due
 from .._meta import abstract, has_meta, on_live
 from .. import _device, _dtype
 from .. import _autocast
@@ -433,7 +433,14 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     if spec is not None:
         saved, holds = _saved_by_spec(spec, args, mask)
         holds = holds or bool(op.saved_outputs) or op.saves == "unchecked"
-    out = _forward(op, cfg, arrays, views, defer)
+    residuals = None
+    if op.saves_residuals and views is None and _top_level() and not (_META and has_meta(arrays)):
+        try:
+            out, residuals = op.forward_saving(cfg, tuple(mask))(*arrays)
+        except (TypeError, ValueError) as error:
+            raise _broadcast_error(arrays, error) from None
+    else:
+        out = _forward(op, cfg, arrays, views, defer)
     multi = type(out) is tuple
     avals = tuple((o.shape, o.dtype) for o in out) if multi else None
     cls = op.node_cls
@@ -442,6 +449,8 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     node = cls(tuple(edges), op, cfg, arrays, tuple(mask), tuple(edge_pos), avals)
     if views is not None:
         node.views = views
+    if residuals is not None:
+        node.res = residuals
     if not holds:
         node.holds = False
     if saved:
