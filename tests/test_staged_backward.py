@@ -90,6 +90,7 @@ def test_a_cut_backward_keeps_the_bits_of_its_programs_and_agrees_with_the_whole
     program, args = calls[-1]
     cuts = [run for run in program.programs.values() if run is not staged._WHOLE]
     assert len(cuts) == 1 and len(cuts[0].programs) >= 2, "the backward was not cut"
+    assert not program.uncut
     assert _cache.FUSED.stats()["size"] == len(cuts[0].programs)      # each program counts
     cut = jax.tree_util.tree_leaves(program(*args))
     # the eager options change no bit: the same cut compiled with XLA's defaults throughout
@@ -160,6 +161,21 @@ def test_a_backward_without_a_bulk_of_same_bits_runs_as_one_program(monkeypatch)
     entry = next(iter(_cache.FUSED._entries.values()))[0]
     assert list(entry.programs.values()) == [staged._WHOLE]
     assert _cache.FUSED.stats()["size"] == 1
+    # nothing to cut at any shape: later calls go to the one program without a signature of theirs
+    assert entry.uncut
+    x = tg.randn(5, 2, requires_grad=True)
+
+    def chain(v):
+        for _ in range(10):
+            v = (v.sin() * 1.5 + 0.25).tanh()
+            v = v * v
+        return v.sum()
+
+    chain(x).backward()
+    assert len(entry.programs) == 1
+    with tg.no_grad():
+        expected = tg.func.grad(chain)(x)
+    _close([x.grad._data], [expected._data])
 
 
 def test_a_backward_inside_a_trace_runs_the_whole_program(monkeypatch):

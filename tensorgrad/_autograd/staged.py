@@ -52,7 +52,7 @@ class Staged:
     """The fused backward of one graph structure: ``plain`` (its ``jax.jit``) and, per input
     signature, the programs it was cut into, or ``_WHOLE``."""
 
-    __slots__ = ("plain", "cache", "key", "programs", "lock", "__weakref__")
+    __slots__ = ("plain", "cache", "key", "programs", "lock", "uncut", "__weakref__")
 
     def __init__(self, plain, cache, key):
         self.plain = plain
@@ -60,9 +60,13 @@ class Staged:
         self.key = key
         self.programs = {}
         self.lock = threading.Lock()
+        # a structure whose backward has no bulk to cut (a chain of elementwise ops): which
+        # equations it has does not depend on the shapes, so every signature runs ``plain``
+        # without this call computing the signature (80 arrays' worth of Python a call)
+        self.uncut = False
 
     def __call__(self, *args):
-        if not _top_level():
+        if self.uncut or not _top_level():
             return self.plain(*args)
         flat, tree = jax.tree_util.tree_flatten(args)
         try:
@@ -114,6 +118,7 @@ class Staged:
         closed = traced.jaxpr
         cut = _cut(closed.jaxpr)
         if cut is None:
+            self.uncut = True
             return _WHOLE
         run = _Cut(closed, cut, traced.out_tree, options)
         self.cache.grow(self.key, self, len(run.programs) - 1)   # the trace counted one program
