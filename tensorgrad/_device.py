@@ -276,20 +276,38 @@ def _direct_transfer():
         from jax._src import core as jcore
         from jax._src.lib import xla_client
         transfer = xla_client.batched_device_put
-        device = jax.devices()[0]
+    except (ImportError, AttributeError):       # another JAX: device_put serves
+        return False
+    checked = {}        # device -> its sharding, or False where the probe found a difference
+
+    def put(values):
+        # device_put's default: the first device of this process (a new one after the backend
+        # restarts for several processes, ``distributed.init_process_group``)
+        device = jax.local_devices()[0]
+        sharding = checked.get(device)
+        if sharding is None:
+            sharding = checked[device] = _probed(transfer, jcore, device)
+        if sharding is False:
+            return jax.device_put(values)
+        return transfer(jcore.ShapedArray(values.shape, values.dtype), sharding, [values], [device], False)
+
+    return put
+
+
+def _probed(transfer, jcore, device):
+    """The sharding of ``device`` when the direct transfer to it gives what device_put gives on
+    probes, else False."""
+    try:
         sharding = jax.sharding.SingleDeviceSharding(device)
-
-        def put(values):
-            return transfer(jcore.ShapedArray(values.shape, values.dtype), sharding, [values], [device], False)
-
         for probe in (np.arange(6, dtype=np.float32).reshape(2, 3), np.array([True]), np.zeros((), np.int64)):
-            ours, theirs = put(probe), jax.device_put(probe)
+            ours = transfer(jcore.ShapedArray(probe.shape, probe.dtype), sharding, [probe], [device], False)
+            theirs = jax.device_put(probe)
             if (type(ours) is not type(theirs) or ours.aval != theirs.aval or ours.sharding != theirs.sharding
                     or ours.committed != theirs.committed or not np.array_equal(np.asarray(ours), probe)):
                 return False
-    except Exception:       # noqa: BLE001 - another JAX: device_put serves
+    except Exception:       # noqa: BLE001 - device_put serves
         return False
-    return put
+    return sharding
 
 
 def host_copy(arr):
