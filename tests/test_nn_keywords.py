@@ -33,7 +33,8 @@ MODULE_ARGS = {
     "PoissonNLLLoss": "", "GaussianNLLLoss": "", "CosineEmbeddingLoss": "0.1", "MarginRankingLoss": "0.1",
     "TripletMarginLoss": "", "SoftMarginLoss": "", "HingeEmbeddingLoss": "", "MultiLabelMarginLoss": "",
     "MultiLabelSoftMarginLoss": "", "MultiMarginLoss": "p=2", "CosineSimilarity": "", "PairwiseDistance": "",
-    "BatchNorm1d": "3", "BatchNorm2d": "3", "BatchNorm3d": "3",
+    "BatchNorm1d": "3", "BatchNorm2d": "3", "BatchNorm3d": "3", "SyncBatchNorm": "3",
+    "AdaptiveLogSoftmaxWithLoss": "16, 10, [4, 8]",
     "InstanceNorm1d": "3", "InstanceNorm2d": "3", "InstanceNorm3d": "3",
     "LayerNorm": "4", "GroupNorm": "2, 4", "RMSNorm": "4",
     "Bilinear": "2, 3, 4", "Linear": "3, 4", "Identity": "3",
@@ -240,7 +241,8 @@ def test_hardtanh_deprecated_bound_names_work_like_torch():
 
 # ------------------------------------------------------------------------------- optimizers
 
-OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "LBFGS"]
+OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "LBFGS", "Rprop",
+              "ASGD", "Adafactor"]
 
 
 def _params(T):
@@ -328,6 +330,7 @@ SCHEDULERS = {
     "CosineAnnealingWarmRestarts": "o, 3", "OneCycleLR": "o, 1.0, total_steps=10",
     "SequentialLR": "o, [S.StepLR(o, 2), S.StepLR(o, 3)], [2]",
     "ChainedScheduler": "[S.StepLR(o, 2), S.ExponentialLR(o, 0.9)]",
+    "CyclicLR": "o, 0.01, 0.1",
 }
 
 
@@ -376,6 +379,8 @@ SCHEDULER_KEYWORDS = {
     "CosineAnnealingLR": "o, T_max=3, eta_min=0.05",
     "MultiStepLR": "o, [1, 3], gamma=0.5",
     "StepLR": "o, 2, gamma=0.3",
+    "CyclicLR": "o, base_lr=0.01, max_lr=0.2, step_size_up=3, step_size_down=2, mode='exp_range', gamma=0.9, "
+                "scale_mode='cycle', cycle_momentum=True, base_momentum=0.7, max_momentum=0.95",
 }
 
 

@@ -6,7 +6,9 @@ from .adam import Adam as Adam, AdamW as AdamW
 from .adam_variants import Adamax as Adamax, NAdam as NAdam, RAdam as RAdam
 from .adaptive import Adagrad as Adagrad, Adadelta as Adadelta, RMSprop as RMSprop
 from .lbfgs import LBFGS as LBFGS
+from .rprop_asgd import ASGD as ASGD, Rprop as Rprop
+from .adafactor import Adafactor as Adafactor
 from . import lr_scheduler as lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "LBFGS",
-           "lr_scheduler"]
+           "Rprop", "ASGD", "Adafactor", "lr_scheduler"]

@@ -1,9 +1,12 @@
-"""Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant."""
+"""Adam and AdamW (Adam with decoupled weight decay), both with the AMSGrad variant.
+
+A complex parameter moves through its real view, as its gradient and moments (``real_views``)."""
 
 from .._api.elementwise import maximum
 from ._fused import FUSED_TYPES
 from .optimizer import (
-    Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, value_of,
+    Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, real_views,
+    value_of,
 )
 
 
@@ -16,11 +19,12 @@ def check_adam_args(lr, betas, eps, weight_decay):
     check_nonnegative(weight_decay=weight_decay)
 
 
-def update_moments(state, grad, beta1, beta2):
-    """Adam's moving averages, updated in place in ``state`` and returned: ``exp_avg`` of the
-    gradient (weight ``1 - beta1``) and ``exp_avg_sq`` of its square (weight ``1 - beta2``)."""
-    exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
-    exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+def update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2):
+    """Adam's moving averages, updated in place and returned: ``exp_avg`` of the gradient (weight
+    ``1 - beta1``) and ``exp_avg_sq`` of its square (weight ``1 - beta2``). For a complex
+    parameter all three are real views (``real_views``): the square is per part."""
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     return exp_avg, exp_avg_sq
 
 
@@ -55,14 +59,17 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         step = value_of(state["step"].add_(1))
         grad = apply_weight_decay(p, grad, group, decoupled=group["decoupled_weight_decay"])
-        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
+        amsgrad = group["amsgrad"]
+        p, grad, exp_avg, exp_avg_sq, *max_exp_avg_sq = real_views(
+            p, grad, state["exp_avg"], state["exp_avg_sq"], *([state["max_exp_avg_sq"]] if amsgrad else []))
+        update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2 ** 0.5
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
-            second = state["max_exp_avg_sq"]
+        if amsgrad:
+            second = max_exp_avg_sq[0]
+            second.copy_(maximum(second, exp_avg_sq))
         else:
             second = exp_avg_sq
         denom = second.sqrt().div(bias_correction2_sqrt).add_(group["eps"])

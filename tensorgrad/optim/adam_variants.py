@@ -1,4 +1,7 @@
-"""Adam's variants: Adamax (infinity norm), NAdam (Nesterov momentum), RAdam (rectified)."""
+"""Adam's variants: Adamax (infinity norm), NAdam (Nesterov momentum), RAdam (rectified).
+
+A complex parameter moves through its real view, as its gradient and state (``real_views``):
+Adamax's infinity norm is of each real and imaginary part, not of the complex modulus."""
 
 from .. import _dtype
 from .._api.creation import tensor as _tensor, zeros_like
@@ -6,8 +9,8 @@ from .._api.elementwise import maximum, where
 from .adam import check_adam_args, update_moments
 from .._tensor import Tensor
 from .optimizer import (
-    Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, step_tensor,
-    value_of,
+    Optimizer, addcdiv_, apply_weight_decay, check_implementation_flags, check_nonnegative, new_state, real_views,
+    step_tensor, value_of,
 )
 
 
@@ -29,8 +32,8 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         step = value_of(state["step"].add_(1))
         grad = apply_weight_decay(p, grad, group)
-        exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
-        exp_inf = state["exp_inf"]
+        p, grad, exp_avg, exp_inf = real_views(p, grad, state["exp_avg"], state["exp_inf"])
+        exp_avg.lerp_(grad, 1 - beta1)
         exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
         clr = group["lr"] / (1 - beta1 ** step)
         addcdiv_(p, exp_avg, exp_inf, -clr)
@@ -59,6 +62,7 @@ class NAdam(Optimizer):
         lr = group["lr"]
         beta1, beta2 = group["betas"]
         momentum_decay = group["momentum_decay"]
+        p, grad, exp_avg, exp_avg_sq = real_views(p, grad, state["exp_avg"], state["exp_avg_sq"])
         step = value_of(state["step"].add_(1))
         bias_correction2 = 1 - beta2 ** step
         grad = apply_weight_decay(p, grad, group, decoupled=group["decoupled_weight_decay"])
@@ -66,7 +70,7 @@ class NAdam(Optimizer):
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
         # the running product is a float32 tensor, rounded at every step as in PyTorch
         mu_product = value_of(state["mu_product"].mul_(mu))
-        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
+        update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt().add_(group["eps"])
         mu_product_next = mu_product * mu_next
         addcdiv_(p, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
@@ -92,9 +96,10 @@ class RAdam(Optimizer):
     def _update_param(self, p, grad, state, group):
         lr = group["lr"]
         beta1, beta2 = group["betas"]
+        p, grad, exp_avg, exp_avg_sq = real_views(p, grad, state["exp_avg"], state["exp_avg_sq"])
         step = value_of(state["step"].add_(1))
         grad = apply_weight_decay(p, grad, group, decoupled=group["decoupled_weight_decay"])
-        exp_avg, exp_avg_sq = update_moments(state, grad, beta1, beta2)
+        update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         corrected = exp_avg.div(bias_correction1)

@@ -1,9 +1,13 @@
-"""Per-coordinate adaptive learning rates: RMSprop, Adagrad, Adadelta."""
+"""Per-coordinate adaptive learning rates: RMSprop, Adagrad, Adadelta.
+
+A complex parameter moves through its real view, as its gradient and state (``real_views``): each
+real and imaginary part has its own rate; Adagrad's ``sum`` of a complex parameter starts at
+``initial_accumulator_value`` in both parts, as PyTorch's."""
 
 from .._api.creation import full_like, zeros_like
 from .optimizer import (
     Optimizer, addcdiv_, apply_weight_decay, axpy_, check_implementation_flags, check_nonnegative, new_state,
-    step_tensor, value_of,
+    real_views, step_tensor, value_of,
 )
 
 
@@ -37,15 +41,18 @@ class RMSprop(Optimizer):
         momentum = group["momentum"]
         state["step"].add_(1)
         grad = apply_weight_decay(p, grad, group)
-        square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        p, grad, square_avg = real_views(p, grad, state["square_avg"])
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
-            grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)
+            (grad_avg,) = real_views(state["grad_avg"])      # the buffer is complex as the parameter is
+            grad_avg.lerp_(grad, 1 - alpha)
             avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt_()
         else:
             avg = square_avg.sqrt()
         avg = avg.add_(group["eps"])
         if momentum > 0:
-            buf = state["momentum_buffer"].mul_(momentum).addcdiv_(grad, avg)
+            (buf,) = real_views(state["momentum_buffer"])
+            buf.mul_(momentum).addcdiv_(grad, avg)
             axpy_(p, buf, -lr)
         else:
             addcdiv_(p, grad, avg, -lr)
@@ -73,13 +80,15 @@ class Adagrad(Optimizer):
 
     def _init_state(self, p, group):
         # the constructor's initial value, also for a parameter added or loaded later, as in PyTorch
-        return {"step": step_tensor(), "sum": full_like(p, self.defaults["initial_accumulator_value"])}
+        value = self.defaults["initial_accumulator_value"]
+        return {"step": step_tensor(), "sum": full_like(p, complex(value, value) if p.is_complex() else value)}
 
     def _update_param(self, p, grad, state, group):
         step = value_of(state["step"].add_(1))
         grad = apply_weight_decay(p, grad, group)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-        state_sum = state["sum"].addcmul_(grad, grad, value=1)
+        p, grad, state_sum = real_views(p, grad, state["sum"])
+        state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(group["eps"])
         addcdiv_(p, grad, std, -clr)
 
@@ -106,9 +115,11 @@ class Adadelta(Optimizer):
         eps = group["eps"]
         state["step"].add_(1)
         grad = apply_weight_decay(p, grad, group)
-        square_avg = state["square_avg"].mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        # PyTorch adds the complex view of ``delta`` to the complex parameter: the same sums
+        p, grad, square_avg, acc_delta = real_views(p, grad, state["square_avg"], state["acc_delta"])
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
-        delta = state["acc_delta"].add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_()
         delta.div_(std).mul_(grad)
-        state["acc_delta"].mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         axpy_(p, delta, -group["lr"])

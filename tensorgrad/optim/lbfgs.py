@@ -4,10 +4,12 @@ The parameters are treated as one flat vector. Each iteration builds a search di
 the last ``history_size`` steps and gradient changes (the two-loop recursion), then moves along
 it by a fixed step (``lr``) or by a strong-Wolfe line search. The arithmetic follows PyTorch's
 ``torch.optim.LBFGS`` step by step (its scalars are 0-d tensors, as there), so the parameters
-after a step agree with PyTorch's to float rounding.
+after a step agree with PyTorch's to float rounding. A complex parameter is two real coordinates
+per element in the flat vectors (its real view, ``view_as_real``), as in PyTorch.
 """
 
 from .._autograd.grad_mode import enable_grad, no_grad
+from .._api.complex import view_as_real
 from .._api.creation import zeros
 from .._tensor import Tensor
 from .._api.joining import cat
@@ -175,30 +177,34 @@ class LBFGS(Optimizer):
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        for p in self._params:
-            if p.is_complex():
-                raise NotImplementedError("LBFGS over complex parameters is not supported by tensorgrad: optimize "
-                                          "their real and imaginary parts as separate real parameters")
         self._numel_cache = None
 
     def _numel(self):
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel() for p in self._params)
         return self._numel_cache
 
     def _flat_grad(self):
+        """The gradients as one flat vector (zeros for a parameter without one); a complex
+        parameter's as the real and imaginary parts of each element, in turn."""
         pieces = []
         for p in self._params:
             if p.grad is None:
-                pieces.append(zeros(p.numel(), dtype=p.dtype, device=p.device))
+                piece = zeros(p.numel(), dtype=p.dtype, device=p.device)
             else:
-                pieces.append(p.grad.reshape(-1))
+                piece = p.grad.reshape(-1)
+            if piece.is_complex():
+                piece = view_as_real(piece).reshape(-1)
+            pieces.append(piece)
         return cat(pieces, 0)
 
     def _add_to_params(self, step_size, update):
-        """Move the parameters by ``step_size * update`` (a flat vector)."""
+        """Move the parameters by ``step_size * update`` (a flat vector; a complex parameter
+        through its real view)."""
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = view_as_real(p)
             n = p.numel()
             axpy_(p, update[offset:offset + n].view_as(p), step_size)
             offset += n

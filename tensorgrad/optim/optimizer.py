@@ -6,7 +6,9 @@ one parameter in place, and say what state a parameter starts with in ``_init_st
 whose state is not per parameter from the first step, such as SGD, overrides ``_update`` instead).
 ``step`` runs ``_update`` under ``no_grad`` for every group, after evaluating the optional closure
 with grad enabled. The in-place updates follow PyTorch's single-tensor (CPU) algorithms operation
-by operation, so results agree with PyTorch's to float rounding.
+by operation, so results agree with PyTorch's to float rounding. A complex parameter is updated
+through its real view, its gradient and state too (``real_views``), as PyTorch's are: each real
+and imaginary part is a coordinate of its own.
 """
 
 import copy
@@ -23,6 +25,7 @@ from .._autograd.grad_mode import enable_grad, no_grad
 from .._hooks import OPTIMIZER_STEP, RemovableHandle
 from .._tensor import Tensor
 from .._typename import typename
+from .._api.complex import view_as_real
 from .._api.creation import tensor as _tensor, zeros_like
 from ._fused import step_group
 
@@ -111,6 +114,17 @@ def new_state(p, *buffers):
     for name in buffers:
         state[name] = zeros_like(p)
     return state
+
+
+def real_views(p, *tensors):
+    """``(p, *tensors)`` as the update rule sees them: for a complex ``p``, each (``p`` itself, its
+    gradient, its state tensors) as its real view (``view_as_real``, a last dimension of 2 holding
+    the real and imaginary parts), as PyTorch's single-tensor updates do, so that a moment of the
+    gradient is kept per part (Adam's ``exp_avg_sq`` of ``0.1+2j`` is ``(0.01, 4)``, not the complex
+    square); in-place updates of the views write the complex tensors. A real ``p``'s as they are."""
+    if not p.is_complex():
+        return (p, *tensors)
+    return tuple(view_as_real(t) for t in (p, *tensors))
 
 
 def apply_weight_decay(p, grad, group, *, decoupled=False):

@@ -82,6 +82,8 @@ from .sampling import (
     LPPool2d as LPPool2d, LPPool3d as LPPool3d, LocalResponseNorm as LocalResponseNorm,
     ChannelShuffle as ChannelShuffle, CTCLoss as CTCLoss, TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
 )
+from .batchnorm import SyncBatchNorm as SyncBatchNorm
+from .adaptive import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 
 # the public names are the module classes (not the submodules that define them)
 __all__ = sorted(name for name, value in list(globals().items())

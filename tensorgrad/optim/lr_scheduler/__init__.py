@@ -3,7 +3,7 @@ values into the optimizer's groups, PyTorch's sequence value for value.
 
 * ``schedules``: the base ``LRScheduler`` and the closed-form and chained schedules, plus
   ``ReduceLROnPlateau``;
-* ``cycles``: cosine annealing with warm restarts and the one-cycle policy.
+* ``cycles``: cosine annealing with warm restarts, the one-cycle policy and cyclical learning rates.
 """
 
 from .schedules import (  # noqa: F401
@@ -21,4 +21,8 @@ from .schedules import (  # noqa: F401
     ChainedScheduler as ChainedScheduler,
     ReduceLROnPlateau as ReduceLROnPlateau,
 )
-from .cycles import CosineAnnealingWarmRestarts as CosineAnnealingWarmRestarts, OneCycleLR as OneCycleLR  # noqa: F401
+from .cycles import (  # noqa: F401
+    CosineAnnealingWarmRestarts as CosineAnnealingWarmRestarts,
+    CyclicLR as CyclicLR,
+    OneCycleLR as OneCycleLR,
+)

@@ -1,6 +1,11 @@
-"""Cyclical schedules: cosine annealing with warm restarts, and the one-cycle policy."""
+"""Cyclical schedules: cosine annealing with warm restarts, the one-cycle policy and cyclical
+learning rates (``CyclicLR``)."""
 
+import functools
 import math
+import types
+
+from ..._tensor import Tensor
 from ..optimizer import Optimizer
 from .schedules import LRScheduler, _lrs, _per_group
 
@@ -157,3 +162,123 @@ class OneCycleLR(LRScheduler):
                     group["momentum"] = momentum
         return lrs
 
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates: each cycle rises linearly from ``base_lr`` to ``max_lr`` in
+    ``step_size_up`` steps and falls back in ``step_size_down``; the amplitude is scaled per cycle
+    (``"triangular"``: constant, ``"triangular2"``: halved each cycle) or per step (``"exp_range"``:
+    ``gamma ** step``), or by ``scale_fn`` of the cycle or step number (``scale_mode``). With
+    ``cycle_momentum`` the momentum (Adam's beta1) cycles the other way, from ``max_momentum`` to
+    ``base_momentum``. Meant to be stepped after every batch."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                if isinstance(group["lr"], Tensor):
+                    group["lr"].fill_(lr)
+                else:
+                    group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for top, base, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    self._set_momentum(group, top)
+                    group["max_momentum"] = top
+                    group["base_momentum"] = base
+        # the first step uses the groups' ``initial_lr`` (set from base_lr unless a scheduler did before)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        # the built-in policies fix the scale mode
+        if self.mode == "triangular":
+            self._scale_fn_ref, self.scale_mode = _constant_scale, "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref, self.scale_mode = _halving_scale, "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref, self.scale_mode = functools.partial(_exponential_scale, self.gamma), "iterations"
+
+    def scale_fn(self, x):
+        """The amplitude's scale at cycle or step ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    def _set_momentum(self, group, momentum):
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def get_lr(self):
+        self._warn_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle      # the position in the cycle, in [0, 1)
+        if x <= self.step_ratio:
+            fraction = x / self.step_ratio
+        else:
+            fraction = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        # scale_fn is called for each group (and again for each group's momentum), as in PyTorch
+        lrs = [base + (top - base) * fraction * self.scale_fn(at) for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            momentums = [top - (top - base) * fraction * self.scale_fn(at)
+                         for base, top in zip(self.base_momentums, self.max_momentums)]
+            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                self._set_momentum(group, momentum)
+        return lrs
+
+    def state_dict(self):
+        """As the base's, without the built-in scale function; a custom ``scale_fn`` is kept only as
+        the ``__dict__`` of a callable object (a function or lambda is saved as None)."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        # as PyTorch's, this takes the custom function's state out of the given dict
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+def _constant_scale(x):
+    return 1.0
+
+
+def _halving_scale(x):
+    return 1 / (2.0 ** (x - 1))
+
+
+def _exponential_scale(gamma, x):
+    return gamma ** x
