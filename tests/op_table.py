@@ -535,6 +535,10 @@ def _shape_rows():
         Op("view", lambda m, x: x.view(-1), samples_of((2, 3), (), (0, 3)),
            errors=(Err((arr(2, 3),), call=lambda m, x: x.view(4)),
                    Err((arr(2, 3),), call=lambda m, x: x.t().view(6), note="view of a transposed tensor"))),
+        # the bytes read as another dtype (a view that never requires grad)
+        Op("view_dtype", lambda m, x: (x.view(m.int32), x.view(m.uint8)), samples_of((2, 4), (1, 2)), grad=False,
+           errors=(Err((arr(2, 3),), call=lambda m, x: x[:, :1].view(m.float64)),
+                   Err((arr(2, 3),), call=lambda m, x: x.t().view(m.uint8)))),
         Op("flatten", lambda m, x: m.flatten(x), samples_of((2, 3), (), (2, 0, 3))),
         Op("flatten_dims", lambda m, x: x.flatten(1), samples_of((2, 1, 3)),
            errors=(Err((arr(2, 3, 4),), call=lambda m, x: x.flatten(2, 1)),)),

@@ -1238,3 +1238,169 @@ class ViewsStateMachine(RuleBasedStateMachine):
 ViewsStateMachine.TestCase.settings = settings(max_examples=30, stateful_step_count=15, deadline=None,
                                                database=None, suppress_health_check=[HealthCheck.too_slow])
 ViewsMachine = ViewsStateMachine.TestCase     # collected by pytest as tests/test_views.py::ViewsMachine
+
+
+# ====================================================================== differential fuzzing findings (indexing, views)
+
+_WARNED = """
+        import warnings
+        def warned(fn):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                try:
+                    out = fn()
+                except Exception as e:
+                    out = f"{type(e).__name__}: {e}"
+            print(out, [str(m.message) for m in w])
+"""
+
+SUBSCRIPT_FINDINGS = {
+    # a list holding a sequence, slice, None, Ellipsis or tensor is the tuple of its items (with a warning)
+    "list_key_is_tuple": _WARNED + """
+        x = torch.arange(12).reshape(3, 4)
+        warned(lambda: x[[[0, 1], [1, 0]]])
+        warned(lambda: x[[torch.tensor(1), 2]])
+        warned(lambda: x[[slice(1, None), 1]])
+        warned(lambda: x[[None, 1]].shape)
+        warned(lambda: x[[0, 1]])
+        y = x.clone()
+        y[[[0, 1], [1, 0]]] = -1
+        print(y)
+    """,
+    # list and NumPy parts index as long tensors (floats truncated, [] empty) or as masks
+    "sequence_parts": """
+        x = torch.arange(12).reshape(3, 4)
+        print(x[[]].shape, x[0, []], x[([],)].shape, x[[1.7, 2.2],], x[[0, 1], [1.0, 2.0]])
+        print(x[([[True, False, True, True], [False] * 4, [True] * 4],)], x[([[True] * 4] * 3, ...)].shape)
+        b = torch.zeros(2, 3, dtype=torch.bool)
+        b[[True, False]] = torch.tensor([1.5])
+        b[1, [True, False, True]] = torch.tensor(-1j)
+        print(b)
+    """,
+    "index_broadcast_error": """
+        x = torch.arange(12).reshape(3, 4)
+        for k in [(torch.tensor([0, 1, 2]), torch.tensor([0, 1])), (torch.tensor([0, 5, 2]), torch.tensor([0, 1])),
+                  ([0, 1, 2], [1.0, 2.0]), (torch.tensor([1, 0, 1], dtype=torch.uint8), [False, False])]:
+            for fn in (lambda: x[k], lambda: x.__setitem__(k, 1)):
+                try:
+                    fn()
+                except Exception as e:
+                    print(type(e).__name__, e)
+    """,
+    # PyTorch checks the index shapes and the value's shape before the dtypes, and an index out of
+    # bounds only where the result has elements
+    "index_put_check_order": """
+        x = torch.zeros(3, 4); e = torch.zeros(0, 3); z = torch.zeros(2, 0)
+        for fn in (lambda: x.__setitem__(torch.tensor([0, 0]), torch.ones(2, 2, dtype=torch.int64)),
+                   lambda: torch.zeros(4, 2, 3).__setitem__((torch.tensor([1, 1, 3]), torch.tensor([True, False]), [-1, 0]),
+                                                             torch.ones(3, dtype=torch.int64)),
+                   lambda: x.__setitem__((slice(0, 0), [7]), 1.0), lambda: x[:0, [7]],
+                   lambda: x.__setitem__((torch.tensor([5]), torch.tensor([], dtype=torch.long)), torch.ones(1)),
+                   lambda: e[[0]], lambda: e.__setitem__([0], 1.0), lambda: z[:, [0]], lambda: z[[5]], lambda: e[:, [5]]):
+            try:
+                print(fn())
+            except Exception as ex:
+                print(type(ex).__name__, ex)
+    """,
+    "several_ellipses": """
+        x = torch.arange(24).reshape(2, 3, 4)
+        print(x[..., ...].shape, x[0, ..., ...].shape, x[..., 1, ...], x[..., None, ...].shape, x[0, ..., 1, ..., 2])
+        print(x[..., [0, 1], ...].shape, x[None, ..., ...].shape, x[0, ..., ..., :].shape)
+        for k in [(..., ..., 0), (..., ..., torch.tensor([0, 1]), True)]:
+            try:
+                x[k]
+            except IndexError:
+                print("IndexError")
+    """,
+    "zero_slice_step": """
+        x = torch.arange(4)
+        try:
+            x[::0]
+        except ValueError as e:
+            print(e)
+    """,
+    "empty_slice_storage_offset": """
+        x = torch.arange(12.).reshape(3, 4)
+        print(x[5:].storage_offset(), x[:, 7:].storage_offset(), x[2:1].storage_offset(), x[-1:0].storage_offset())
+        print(x.narrow(0, 3, 0).storage_offset(), [p.storage_offset() for p in x.split([3, 0])])
+    """,
+    "accumulate_bool": """
+        x = torch.zeros(3, dtype=torch.bool)
+        x.index_put_((torch.tensor([0, 0, 2]),), torch.tensor([True, False, True]), accumulate=True)
+        print(x, torch.index_put(torch.zeros(2, 2, dtype=torch.bool), (torch.tensor([1, 1]),), torch.tensor(True), True))
+    """,
+}
+
+
+@pytest.mark.parametrize("src", SUBSCRIPT_FINDINGS.values(), ids=SUBSCRIPT_FINDINGS.keys())
+def test_subscript_fuzz_findings_match_torch(src):
+    _same_as_torch(src)
+
+
+VIEW_FINDINGS = {
+    # Tensor.view(dtype) reinterprets the bytes (it converted the values) and shares memory
+    "view_dtype_values_and_layout": """
+        x = torch.tensor([[1.0, 2.0], [3.0, -1.5]], requires_grad=True)
+        for dt in [torch.float32, torch.int32, torch.uint8, torch.float64, torch.bool, torch.int16]:
+            v = x.view(dt)
+            print(v, v.stride(), v.requires_grad, v.grad_fn, v.is_leaf)
+        c = torch.tensor([1 + 2j, 3 - 1j])
+        print(c.view(torch.float32), c.view(torch.float64), c.view(torch.int64).view(torch.complex64))
+        print(torch.tensor([0, 1, 2], dtype=torch.uint8).view(torch.bool))
+        y = torch.arange(8, dtype=torch.uint8).reshape(4, 2)[1:].view(torch.int16)
+        print(y, y.stride(), y.storage_offset())
+    """,
+    "view_dtype_writes_share_memory": """
+        z = torch.tensor([1.0, -2.0, 0.5, 3.0])
+        v = z.view(torch.int32)
+        v[1] = 0
+        v[2:] += 1
+        print(z, v, z._version, v._version)
+        z.view(torch.uint8)[4:8].fill_(0)
+        w = z[1:3].view(torch.int16)
+        w.zero_()
+        print(z, w.stride(), w.storage_offset())
+        z.mul_(2)
+        print(v)
+        c = torch.tensor([1 + 2j, 3 - 1j])
+        c.view(torch.float32)[0] = 9
+        print(c)
+        y = torch.ones(2, requires_grad=True) * 1
+        y.view(torch.int32).zero_()
+        print(y, y.grad_fn)
+    """,
+    "view_dtype_errors": """
+        y = torch.arange(48, dtype=torch.uint8).reshape(4, 12)
+        for t, dt in [(y[:, 1:], torch.int16), (y[:, ::2], torch.int16), (y.t(), torch.int16), (y[1:, 1:3], torch.int16),
+                      (y[0, 0], torch.int16), (y.reshape(8, 6)[1:, :4][:, 1:], torch.int16),
+                      (y.t().contiguous().t()[:, :4], torch.int32), (torch.zeros(2, 3, dtype=torch.cfloat).H, torch.float32),
+                      (torch.zeros(3, dtype=torch.cfloat).conj().imag, torch.int32), (torch.zeros(2, 2).t(), torch.uint8)]:
+            try:
+                print(t.view(dt).shape)
+            except RuntimeError as e:
+                print(e)
+    """,
+    # (their deprecation warnings are PyTorch's once a process: not compared here)
+    "matrix_transposes_of_few_dims": """
+        import warnings
+        def warned(fn):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    print(fn())
+                except Exception as e:
+                    print(f"{type(e).__name__}: {e}")
+        for shape in [(), (3,), (2, 3), (2, 2, 3)]:
+            for dt in [torch.float32, torch.complex64]:
+                x = torch.ones(shape, dtype=dt, requires_grad=True)
+                for name in ["mT", "mH", "H", "T"]:
+                    warned(lambda: (lambda v: (tuple(v.shape), v.stride(), type(v.grad_fn).__name__, v.is_conj()))(
+                        getattr(x, name)))
+                print(x.movedim(0, 0).grad_fn if x.ndim == 0 else None, type(x.movedim(-1, 0).grad_fn).__name__)
+    """,
+}
+
+
+@pytest.mark.parametrize("src", VIEW_FINDINGS.values(), ids=VIEW_FINDINGS.keys())
+def test_view_fuzz_findings_match_torch(src):
+    _same_as_torch(src)

@@ -17,7 +17,7 @@ from .inplace import inplace_of
 from .linalg import _all_finite, _matrices
 from .operands import _named
 from .operands import _tensor_input
-from .shape import select, transpose, matrix_T
+from .shape import deprecated_0d, select, transpose
 from .surface import declare
 
 
@@ -194,15 +194,22 @@ def isreal(input):
 
 
 def _mH(self):
+    if self.ndim == 0:
+        deprecated_0d("mH", "Consider using x.conj().", 4382)
+        return conj(self)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
     return conj(transpose(self, -2, -1))
 
 
 def _H(self):
-    if self.ndim not in (0, 2):
-        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
-    return conj(matrix_T(self))
+    if self.ndim == 0:
+        deprecated_0d("H", "Consider using x.conj().", 4335)
+        return conj(self)
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
+    return conj(transpose(self, 0, 1))
 
 
 Tensor.mH = property(_mH)

@@ -160,7 +160,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 Tensor.T = property(S.matrix_T)
-Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
+Tensor.mT = property(S.matrix_mT)
 
 
 def _is_view(self):

@@ -4,11 +4,13 @@ narrow, unfold, ...), flips, repeat/tile, roll/rot90, tril/triu and the diag fam
 
 import builtins
 import math as _math
+import warnings
 
 
 from .. import _dtype
 from .._ops import shape as S
 from .._ops import views as V
+from .._storage.layout import conj_bits
 from .._tensor import Tensor, apply, _wrap_dim
 from . import strides as _strides
 from .conversion import clone
@@ -46,13 +48,43 @@ def _infer_shape(shape, numel):
 @declare("view", method=True, numpy_names=False)
 def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        return input.to(shape[0])
+        return _view_dtype(input, shape[0])
     shape = _infer_shape(_shape_arg(shape), input.numel())
     if not _strides.can_view(input, shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension spans "
             "across two contiguous subspaces). Use .reshape(...) instead.")
     return apply(V.view, (input,), (shape,))
+
+
+def _view_dtype(input, dtype):
+    """``input.view(dtype)``: its memory read as ``dtype``, with PyTorch's checks (a view that never
+    requires grad)."""
+    conj, neg = conj_bits(input._view)
+    if conj:
+        raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to a "
+                           "different dtype.")
+    if neg:
+        raise RuntimeError("torch.Tensor.view is not supported for tensors with negative bit set when converting "
+                           "to a different dtype.")
+    old, new = input.dtype.itemsize, dtype.itemsize
+    what = f"to view {input.dtype.c_name} as {dtype.c_name} (different element sizes)"
+    if old != new:
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides, ratio = input.stride(), builtins.max(old, new) // builtins.min(old, new)
+        if old < new and input.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {input.shape[-1]}")
+        if old < new and input.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                               f"{input.storage_offset()}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        for d, st in enumerate(strides[:-1]):
+            if old < new and st % ratio:
+                raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {st}")
+    # PyTorch's result shares input's memory and version counter but is no view for autograd
+    return apply(V.view_dtype, (input.detach(),), (input.dtype.np, dtype.np))
 
 
 @declare("reshape", method=True)
@@ -174,6 +206,8 @@ def movedim(input, source, destination):
     for which, wrapped, given in (("source", src, given_src), ("destination", dst, given_dst)):
         if len(set(wrapped)) != len(wrapped):
             raise RuntimeError(f"movedim: repeated dim in `{which}` ({list(given)})")
+    if nd == 0:
+        return apply(V.alias, (input,))     # PyTorch's alias of a 0-d tensor
     order = [None] * nd
     for s, d in zip(src, dst):
         order[d] = s
@@ -184,10 +218,45 @@ def movedim(input, source, destination):
 moveaxis = movedim
 
 
+_WARNED_ONCE = set()
+
+
+def _warn_once(text, stacklevel):
+    """A warning PyTorch gives once a process (``TORCH_WARN_ONCE``)."""
+    if text not in _WARNED_ONCE:
+        _WARNED_ONCE.add(text)
+        warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)
+
+
+def deprecated_0d(name, advice, line):
+    """PyTorch's warning for ``T``/``mT``/``H``/``mH`` of a 0-d tensor (read by the caller's caller)."""
+    _warn_once(f"Tensor.{name} is deprecated on 0-D tensors. {advice} (Triggered internally at "
+               f"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)", 3)
+
+
 def matrix_T(input):
+    """``Tensor.T``: a matrix transposed, another tensor's dims reversed (deprecated, as PyTorch warns)."""
     if input.ndim == 2:
         return permute(input, 1, 0)
+    if input.ndim == 0:
+        deprecated_0d("T", "This function is the identity in these cases.", 4321)
+        return permute(input)
+    _warn_once(
+        "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+        "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+        "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+        "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)", 2)
     return permute(input, *reversed(range(input.ndim)))
+
+
+def matrix_mT(input):
+    """``Tensor.mT``: the last two dims swapped (a 0-d tensor itself, as PyTorch warns)."""
+    if input.ndim == 0:
+        deprecated_0d("mT", "This function is the identity in these cases.", 4373)
+        return input
+    if input.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(input, -2, -1)
 
 
 @declare(method=("expand",))
@@ -248,7 +317,7 @@ def _slice(input, dim, start, stop, step):
         raise ValueError("step must be greater than zero")
     start, stop, step = slice(start, stop, step).indices(size)
     length = builtins.max(0, (stop - start + step - 1) // step)
-    return apply(V.slice_, (input, start if length else 0), (dim, length, step))
+    return apply(V.slice_, (input, start), (dim, length, step))
 
 
 @declare("narrow", method=True)
@@ -265,7 +334,8 @@ def narrow(input, dim, start, length):
         start = int(start)
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start %= size if size else 1
+    if start < 0:
+        start += size
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(input, dim, start, start + length, 1)

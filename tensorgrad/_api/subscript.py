@@ -3,16 +3,19 @@ ones ``index``/``index_put``), ``index_put``/``index_put_`` and ``masked_fill``/
 """
 
 import builtins
+import math
+import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._device import from_host
 from .._ops import elementwise as E
 from .._ops import indexing as IX
 from .._ops import views as V
-from .._tensor import Tensor, apply, check_inplace, commit_inplace, deferred_row, _C_TYPE
+from .._tensor import Tensor, apply, check_inplace, commit_inplace, deferred_row, _wrap, _C_TYPE
 from . import strides as _strides
 from .conversion import _value_tensor
 from .inplace import _fit
@@ -54,6 +57,37 @@ def _as_int(part):
     return part
 
 
+_SEQUENCE_KEY = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use "
+    "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+    "which will result either in an error or a different result (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:{}.)")
+
+
+def _as_key(key):
+    """PyTorch's (NumPy's old) ``treatSequenceAsTuple``: a list shorter than 32 holding a tensor, a
+    sequence, a slice, an Ellipsis or None is the tuple of its items, with a deprecation warning
+    (whose line says which of them came first)."""
+    if type(key) is not list or len(key) >= 32:
+        return key
+    for k in key:
+        line = 349 if isinstance(k, (Tensor, list, tuple, np.ndarray, slice)) else 359 if (
+            k is None or k is Ellipsis) else None
+        if line is not None:
+            warnings.warn(_SEQUENCE_KEY.format(line), UserWarning, stacklevel=3)
+            return tuple(key)
+    return key
+
+
+def _sequence_index(part):
+    """PyTorch's ``sequenceToVariable``: a list, tuple or NumPy array part indexes as a bool tensor
+    (a mask) or else as a long one (floats truncated, ``[]`` empty)."""
+    if not isinstance(part, (list, tuple, np.ndarray)) or isinstance(part, np.ndarray) and not part.ndim:
+        return part
+    arr = np.asarray(part)
+    return _wrap(from_host(arr if arr.dtype == np.bool_ else arr.astype(np.int64)))
+
+
 def _expand_key(key, ndim):
     """Turn a key into a list of parts with the Ellipsis spelled out as full slices.
 
@@ -62,7 +96,7 @@ def _expand_key(key, ndim):
     """
     if not isinstance(key, tuple):
         key = (key,)
-    key = tuple(_as_int(part) for part in key)
+    key = tuple(_as_int(_sequence_index(part)) for part in key)
     consumed = 0
     for part in key:
         if part is None or part is Ellipsis or _scalar_bool(part) is not None:
@@ -72,14 +106,19 @@ def _expand_key(key, ndim):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     parts = []
     places = []
-    seen_ellipsis = False
+    seen_ellipsis = past_end = False
     for place, part in enumerate(key):
         if part is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
+            # PyTorch takes every Ellipsis for the dims not indexed: a second one moves past the end
+            past_end = seen_ellipsis and consumed < ndim
+            if not seen_ellipsis:
+                parts.extend([slice(None)] * (ndim - consumed))
+                places.extend([place] * (ndim - consumed))
             seen_ellipsis = True
-            parts.extend([slice(None)] * (ndim - consumed))
-            places.extend([place] * (ndim - consumed))
+        elif past_end and isinstance(part, slice) and part == slice(None):
+            continue                    # PyTorch skips a full slice, even there
+        elif past_end:
+            raise IndexError(f"too many indices for tensor of dimension {ndim}")
         else:
             parts.append(part)
             places.append(place)
@@ -110,6 +149,7 @@ def getitem(input, key):
                 raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
             row = deferred_row(input, key % size, V.select)
             return apply(V.select, (input, key % size), (0,)) if row is None else row
+    key = _as_key(key)
     parts, places, had_ellipsis = _expand_key(key, input.ndim)
     if builtins.any(_is_advanced(p) for p in parts):
         return _advanced_getitem(input, parts, places)
@@ -123,8 +163,7 @@ def getitem(input, key):
             out = _select(out, dim, idx, place)
         elif isinstance(part, slice):
             if not (isinstance(key, tuple) and _keeps_all(part, out.shape[dim])):
-                start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
-                out = _slice(out, dim, start, stop, 1 if step is None else step)
+                out = _slice_part(out, dim, part)
             dim += 1
         elif part is None:
             out = unsqueeze(out, dim)
@@ -136,6 +175,14 @@ def getitem(input, key):
     return out if out is not input else apply(V.alias, (input,))
 
 
+def _slice_part(input, dim, part):
+    """``input`` sliced along ``dim`` by the key part ``part`` (Python's error for a zero step)."""
+    start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    return _slice(input, dim, start, stop, 1 if step is None else step)
+
+
 def _keeps_all(part, size):
     """Inside a tuple key PyTorch skips a slice written to keep the whole dimension (``:``, ``0:n``)."""
     return (part.start is None or part.start == 0) and (part.stop is None or part.stop >= size) and (
@@ -143,9 +190,20 @@ def _keeps_all(part, size):
 
 
 def _index_arrays(input, parts):
-    """Static spec and index arrays for an advanced key, bounds-checked like PyTorch."""
+    """Static spec and index arrays for an advanced key, checked like PyTorch."""
+    spec, arrays, out_of_bounds = _index_layout(input, parts)
+    if out_of_bounds is not None:
+        raise out_of_bounds
+    return spec, arrays
+
+
+def _index_layout(input, parts):
+    """``_index_arrays`` with the error of an index out of bounds returned (PyTorch's kernel raises
+    it after ``index_put``'s value checks, and only when the result has elements), not raised."""
     spec = []
     arrays = []
+    free = 1                # the elements of each index position: the dims no array indexes
+    bad = late = None
     dim = 0
     for part in parts:
         if part is None:
@@ -153,6 +211,7 @@ def _index_arrays(input, parts):
             continue
         if isinstance(part, slice):
             spec.append(("slice", part.start, part.stop, part.step))
+            free *= len(range(*part.indices(input.shape[dim])))
             dim += 1
             continue
         if isinstance(part, (int, np.integer)) and not isinstance(part, bool):
@@ -172,20 +231,30 @@ def _index_arrays(input, parts):
                         f"indexed tensor {list(input.shape)} at index {dim + k}")
             for nz in np.nonzero(arr):
                 spec.append("array")
-                arrays.append(jnp.asarray(nz.astype(np.int64)))
+                arrays.append(nz.astype(np.int64))
             dim += arr.ndim
             continue
-        if arr.dtype.kind not in "iu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         size = input.shape[dim]
-        if arr.size and (arr.max() >= size or arr.min() < -size):
-            bad = arr.flat[np.flatnonzero((arr >= size) | (arr < -size))[0]]
+        if arr.dtype.kind not in "iu":
+            late = late or IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        elif arr.size and not size:
+            late = late or IndexError("index is out of bounds for dimension with size 0")
+        elif bad is None and arr.size and (arr.max() >= size or arr.min() < -size):
+            value = arr.flat[np.flatnonzero((arr >= size) | (arr < -size))[0]]
             # PyTorch counts the dimension among the indexed ones (the index tensors so far)
-            raise IndexError(f"index {bad} is out of bounds for dimension {len(arrays)} with size {size}")
+            bad = IndexError(f"index {value} is out of bounds for dimension {len(arrays)} with size {size}")
         spec.append("array")
-        arrays.append(jnp.asarray(arr.astype(np.int64)))
+        arrays.append(arr.astype(np.int64) if arr.dtype.kind in "iu" else arr)
         dim += 1
-    return tuple(spec), tuple(arrays)
+    free *= math.prod(input.shape[dim:])
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(a.shape)) for a in arrays)) from None
+    if late is not None:    # PyTorch checks the index tensors' broadcast first, their dtypes then
+        raise late
+    return tuple(spec), tuple(jnp.asarray(a) for a in arrays), bad if free * math.prod(shape) else None
 
 
 def _apply_slicing(input, parts, places):
@@ -208,8 +277,7 @@ def _apply_slicing(input, parts, places):
             if part is None:
                 out = unsqueeze(out, dim)
             elif not _keeps_all(part, out.shape[dim]):
-                start, stop, step = (None if v is None else int(v) for v in (part.start, part.stop, part.step))
-                out = _slice(out, dim, start, stop, 1 if step is None else step)
+                out = _slice_part(out, dim, part)
             rest.append(slice(None))
             dim += 1
             continue
@@ -270,6 +338,7 @@ def setitem(input, key, value):
     if not isinstance(value, Tensor):
         _check_number_fits(input, value)
         value = _value_tensor(value, input)
+    key = _as_key(key)
     if key is False:
         return      # PyTorch writes nothing (and moves no version)
     if key is True:
@@ -356,7 +425,8 @@ def _fills_mask(input, indices, value):
 def _index_put(input, indices, value, accumulate):
     """``input`` with ``value`` (a Tensor) put at ``indices`` (index parts, a full slice where a
     dimension is not indexed), as PyTorch's ``index_put``."""
-    if not accumulate and _fills_mask(input, indices, value):
+    fills = not accumulate and _fills_mask(input, indices, value)
+    if fills:
         mask = next(part for part in indices if isinstance(part, Tensor))
         if mask.dtype is not _dtype.bool_:
             raise RuntimeError(
@@ -368,13 +438,15 @@ def _index_put(input, indices, value, accumulate):
         full = all(part == slice(None) for part in indices if part is not mask)
         if full and mask.ndim and tuple(mask.shape) == tuple(input.shape[start:start + mask.ndim]):
             return apply(IX.index_put_mask, (input, mask, value), (start,))
-    elif value.dtype is not input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
-                           f"for the destination and {value.dtype.c_name} for the source.")
-    spec, arrays = _index_arrays(input, indices)
+    spec, arrays, out_of_bounds = _index_layout(input, indices)
     shape = input._data.shape          # the written region's shape, traced abstractly (compiles nothing)
     target_shape = jax.eval_shape(lambda a: jnp.zeros(shape, bool)[IX._build_key(spec, a)], arrays).shape
     _broadcast_check(value, target_shape)
+    if value.dtype is not input.dtype and not fills:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {input.dtype.c_name} "
+                           f"for the destination and {value.dtype.c_name} for the source.")
+    if out_of_bounds is not None:
+        raise out_of_bounds
     return apply(IX.index_put, (input, arrays, value), (spec, accumulate))
 
 

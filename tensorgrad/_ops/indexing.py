@@ -275,9 +275,10 @@ def _build_key(spec, indices):
 @op("index_put", grad_fn="IndexPutBackward0", no_slot=(1,), saves={"indices": "any"})
 def index_put(x, indices, value, *, spec, accumulate):
     key = _build_key(spec, indices)
-    value = jnp.asarray(value, x.dtype)
+    value = jnp.asarray(value).astype(x.dtype)     # a complex value into bool: nonzero, its imaginary part too
     if accumulate:
-        return x.at[key].add(value)
+        # bools accumulate as logical or
+        return x.at[key].max(value) if x.dtype == jnp.bool_ else x.at[key].add(value)
     return _put(x, indices, value, spec)
 
 
@@ -286,7 +287,7 @@ def index_put_mask(x, mask, value, *, start):
     """``index_put`` of one value where a boolean mask over dims ``start, ...`` holds (PyTorch's
     dispatch to masked_fill): a ``where``, so one program whatever the mask's count of trues."""
     m = mask.reshape((1,) * start + mask.shape + (1,) * (x.ndim - start - mask.ndim))
-    return jnp.where(m, jnp.asarray(value, x.dtype), x)
+    return jnp.where(m, jnp.asarray(value).astype(x.dtype), x)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(3,))

@@ -38,15 +38,15 @@ def scatter_view(steps, base, dyns, value):
     view's order winning.
     """
     for k, (step, cfg, _) in enumerate(steps):
-        inverse = INVERSES.get(step.name)
-        if inverse is not None:
-            # a view that changes the element type (real <-> complex) or conjugates: write the
-            # value into what it views, and that through the steps before it
+        if step.name in INVERSES:
+            # a view that changes the element type (real <-> complex, a dtype view) or conjugates:
+            # write the value into what it views, and that through the steps before it
             inner = compose_view(steps[:k], base, dyns[:k])
             viewed = compose_view(steps[k:k + 1], inner, dyns[k:k + 1])
             rest = steps[k + 1:]
             new = scatter_view(rest, viewed, dyns[k + 1:], value) if rest else value.astype(viewed.dtype)
-            return scatter_view(steps[:k], base, dyns[:k], inverse(new)) if k else inverse(new).astype(base.dtype)
+            new = _inverse(step, new, inner)
+            return scatter_view(steps[:k], base, dyns[:k], new) if k else new.astype(base.dtype)
     # Each view element's flat position in the base, found by viewing an iota; exact for any
     # dtype, and XLA folds the index computation into a constant.
     positions = compose_view(steps, jnp.arange(base.size).reshape(base.shape), dyns)
@@ -64,7 +64,15 @@ INVERSES = {
     "view_as_real": lambda v: lax.complex(v[..., 0], v[..., 1]),
     "view_as_complex": lambda v: jnp.stack([jnp.real(v), jnp.imag(v)], axis=-1),
     "conj": jnp.conj,
+    "view_dtype": None,     # back to what it views (``_inverse``)
 }
+
+
+def _inverse(step, new, viewed_from):
+    """``new``, a value of the view ``step``, as a value of ``viewed_from`` (what it views)."""
+    if step.name == "view_dtype":
+        return view_dtype.fn(new, source=new.dtype, dtype=viewed_from.dtype)
+    return INVERSES[step.name](new)
 
 
 def _differs(new, old):
@@ -166,6 +174,45 @@ def reshape_alias(x, *, shape):
 @op("diagonal", is_view=True, saves="none")
 def diagonal(x, *, offset, dim1, dim2):
     return jnp.diagonal(x, offset, dim1, dim2)
+
+
+@op("view_dtype", is_view=True, saves="none", differentiable=False)
+def view_dtype(x, *, source, dtype):
+    """``x.view(dtype)``: its bytes (of dtype ``source``, x's) read as ``dtype``, the last dim scaled
+    by the ratio of the sizes."""
+    dtype = jnp.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    size = dtype.itemsize
+    data = _bytes(x)
+    if x.ndim:
+        data = data.reshape(x.shape[:-1] + (x.shape[-1] * x.dtype.itemsize // size, size))
+    return _from_bytes(data, dtype)
+
+
+def _bytes(x):
+    """``x``'s bytes (uint8) along a new last axis."""
+    if x.dtype == jnp.bool_:
+        return x.astype(jnp.uint8)[..., None]
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        parts = _bytes(jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1))
+        return parts.reshape(x.shape + (-1,))
+    if x.dtype.itemsize == 1:
+        return lax.bitcast_convert_type(x, jnp.uint8)[..., None]
+    return lax.bitcast_convert_type(x, jnp.uint8)
+
+
+def _from_bytes(data, dtype):
+    """The values of ``dtype`` whose bytes run along ``data``'s last axis."""
+    if dtype == jnp.bool_:
+        return data[..., 0] != 0
+    if jnp.issubdtype(dtype, jnp.complexfloating):
+        half = jnp.finfo(dtype).dtype
+        parts = _from_bytes(data.reshape(data.shape[:-1] + (2, half.itemsize)), half)
+        return lax.complex(parts[..., 0], parts[..., 1])
+    if dtype.itemsize == 1:
+        return lax.bitcast_convert_type(data[..., 0], dtype)
+    return lax.bitcast_convert_type(data, dtype)
 
 
 @op("alias", is_view=True, saves="none")

@@ -36,8 +36,7 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
         else:
             sizes, dim = cfg
             start, length, step = sum(sizes[:k]), sizes[k], 1
-        if length:
-            offset += start * strides[dim]
+        offset += start * strides[dim]     # an empty slice too starts where it was asked to
         shape[dim] = length
         strides[dim] *= step
     elif name == "unsqueeze":
@@ -95,6 +94,19 @@ def _step(op, cfg, k, dyn, shape, strides, offset):
         shape = shape + [2]
         strides = [2 * st for st in strides] + [1]
         offset *= 2
+    elif name == "view_dtype":
+        # strides and offset count elements of the new dtype from here on (the last dim's stride is 1)
+        old, new = (np.dtype(d).itemsize for d in cfg)
+        if old > new:
+            r = old // new
+            shape[-1] *= r
+            strides = [st * r for st in strides[:-1]] + [1]
+            offset *= r
+        elif old < new:
+            r = new // old
+            shape[-1] //= r
+            strides = [st // r for st in strides[:-1]] + [1]
+            offset //= r
     elif name == "view_as_complex":
         shape = shape[:-1]
         strides = [st // 2 for st in strides[:-1]]
