@@ -30,3 +30,43 @@ def raises_alike(call):
     with pytest.raises(type(theirs.value)) as ours:
         call(tensorgrad)
     assert str(ours.value) == str(theirs.value)
+
+
+def error_of(fn):
+    """``(exception type name, message)`` of what ``fn()`` raises, or None."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def plain_state(obj):
+    """A state dict (or any nest of tensors) as Python values, for comparison across the two
+    libraries: each tensor as ``("tensor", dtype name, shape, values)``."""
+    if isinstance(obj, tensorgrad.Tensor) or (torch is not None and isinstance(obj, torch.Tensor)):
+        return ("tensor", str(obj.dtype).replace("torch.", ""), tuple(obj.shape), obj.detach().numpy().tolist())
+    if isinstance(obj, dict):
+        return {k: plain_state(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(plain_state(v) for v in obj)
+    return obj
+
+
+def assert_close_state(a, b, rtol=1e-5, atol=1e-6):
+    """Two ``plain_state`` values agree: the same keys, types, dtypes and shapes, tensor values
+    within ``rtol``/``atol``, everything else equal."""
+    import numpy as np
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        assert a[:3] == b[:3]
+        np.testing.assert_allclose(np.array(a[3]), np.array(b[3]), rtol=rtol, atol=atol)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            assert_close_state(a[k], b[k], rtol, atol)
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_close_state(x, y, rtol, atol)
+    else:
+        assert a == b and type(a) is type(b)

@@ -16,7 +16,7 @@ import pytest
 import tensorgrad as tg
 from tensorgrad.utils import data as tgdata
 
-from oracle import _oracle, torch  # noqa: F401  (the autouse fixture that skips without PyTorch)
+from oracle import _oracle, error_of, torch  # noqa: F401  (the autouse fixture that skips without PyTorch)
 
 if torch is not None:
     from torch.utils import data as tdata
@@ -43,12 +43,7 @@ def _both(fn):
     return _plain(fn(tg, tgdata)), _plain(fn(torch, tdata))
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type is what is compared
-        return type(e).__name__, str(e)
-    return None
+_error = error_of
 
 
 class Squares:

@@ -12,7 +12,7 @@ import pytest
 
 import tensorgrad as tg
 
-from oracle import _oracle, torch  # noqa: F401  (the autouse fixture that skips without PyTorch)
+from oracle import _oracle, assert_close_state, error_of, plain_state, torch  # noqa: F401  (the autouse fixture that skips without PyTorch)
 
 RNG = np.random.default_rng(0)
 SHAPES = [(3, 4), (4,)]
@@ -66,31 +66,8 @@ def _run(T, name, kwargs, steps):
     return params, opt, history
 
 
-def _plain(obj):
-    """State dicts as nested Python/numpy values, for comparison across frameworks."""
-    if isinstance(obj, (tg.Tensor, torch.Tensor)):
-        return ("tensor", str(obj.dtype).replace("torch.", ""), obj.detach().numpy().tolist())
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_plain(v) for v in obj)
-    return obj
-
-
-def _assert_close_state(a, b):
-    if isinstance(a, tuple) and a and a[0] == "tensor":
-        assert a[:2] == b[:2]
-        np.testing.assert_allclose(np.array(a[2]), np.array(b[2]), rtol=1e-5, atol=1e-6)
-    elif isinstance(a, dict):
-        assert list(a) == list(b)
-        for k in a:
-            _assert_close_state(a[k], b[k])
-    elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _assert_close_state(x, y)
-    else:
-        assert a == b
+_plain = plain_state
+_assert_close_state = assert_close_state
 
 
 @pytest.mark.parametrize("name, kwargs", CONFIGS, ids=IDS)
@@ -212,12 +189,7 @@ def test_step_hooks_run_in_order_without_torch():
     assert calls == ["pre", "post", "pre"]
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type is what is compared
-        return type(e).__name__, str(e)
-    return None
+_error = error_of
 
 
 ERRORS = [
@@ -239,6 +211,30 @@ ERRORS = [
     "T.optim.SGD([{'params': [P]}]).add_param_group([P])",
     "T.optim.SGD([P]).load_state_dict({'state': {}, 'param_groups': []})",
     "T.optim.SGD([P]).load_state_dict({'state': {}, 'param_groups': [{'params': [0, 1]}]})",
+    # Rprop, ASGD, Adafactor
+    "T.optim.Rprop([P], lr=-1)",
+    "T.optim.Rprop([P], lr=T.tensor([0.1, 0.2]))",
+    "T.optim.Rprop([P], etas=(1.0, 1.2))",
+    "T.optim.Rprop([P], etas=(0.0, 1.2))",
+    "T.optim.Rprop([P], etas=(0.5, 1.0))",
+    "T.optim.Rprop([P], lrr=0.1)",
+    "T.optim.Rprop([P], 0.1, (0.5, 1.2), (1e-6, 50), False)",
+    "T.optim.Rprop([])",
+    "T.optim.ASGD([P], lr=-0.5)",
+    "T.optim.ASGD([P], lr=T.tensor([0.1, 0.2]))",
+    "T.optim.ASGD([P], weight_decay=-1e-3)",
+    "T.optim.ASGD([P], lamda=0.1)",
+    "T.optim.ASGD([P * 2])",
+    "T.optim.Adafactor([P], lr=-1.0)",
+    "T.optim.Adafactor([P], lr=T.tensor([0.1, 0.2]))",
+    "T.optim.Adafactor([P], beta2_decay=0.5)",
+    "T.optim.Adafactor([P], eps=(-1.0, 1e-3))",
+    "T.optim.Adafactor([P], eps=(None, -1e-3))",
+    "T.optim.Adafactor([P], d=0.5)",
+    "T.optim.Adafactor([P], weight_decay=-0.1)",
+    "T.optim.Adafactor([P], 0.1, -0.8, (None, 1e-3), 1.0, 0.0, None)",
+    "T.optim.Adafactor([P], capturable=True)",
+    "T.optim.Adafactor([P]).load_state_dict({'state': {}, 'param_groups': []})",
 ]
 
 

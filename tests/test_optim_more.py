@@ -14,7 +14,7 @@ import pytest
 
 import tensorgrad as tg
 
-from oracle import _oracle, raises_alike, torch  # noqa: F401  (the autouse fixture skips without PyTorch)
+from oracle import _oracle, assert_close_state, error_of, plain_state, raises_alike, torch  # noqa: F401  (the autouse fixture skips without PyTorch)
 
 RNG = np.random.default_rng(1)
 SHAPES = [(3, 4), (2, 3, 5), (4,), ()]
@@ -72,31 +72,8 @@ def _run(T, name, kwargs, steps=STEPS, start=0, params=None, opt=None):
     return params, opt, history
 
 
-def _plain(obj):
-    """State dicts as nested Python/numpy values, for comparison across frameworks."""
-    if isinstance(obj, (tg.Tensor, torch.Tensor)):
-        return ("tensor", str(obj.dtype).replace("torch.", ""), tuple(obj.shape), obj.detach().numpy().tolist())
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_plain(v) for v in obj)
-    return obj
-
-
-def _assert_close_state(a, b):
-    if isinstance(a, tuple) and a and a[0] == "tensor":
-        assert a[:3] == b[:3]
-        np.testing.assert_allclose(np.array(a[3]), np.array(b[3]), rtol=1e-5, atol=1e-6)
-    elif isinstance(a, dict):
-        assert list(a) == list(b)
-        for k in a:
-            _assert_close_state(a[k], b[k])
-    elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _assert_close_state(x, y)
-    else:
-        assert a == b and type(a) is type(b)
+_plain = plain_state
+_assert_close_state = assert_close_state
 
 
 def _assert_same_history(ours, theirs):
@@ -299,51 +276,6 @@ def test_unsupported_flags_raise_without_torch():
             cls([p], differentiable=True)
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type is what is compared
-        return type(e).__name__, str(e)
-    return None
-
-
-ERRORS = [
-    "T.optim.Rprop([P], lr=-1)",
-    "T.optim.Rprop([P], lr=T.tensor([0.1, 0.2]))",
-    "T.optim.Rprop([P], etas=(1.0, 1.2))",
-    "T.optim.Rprop([P], etas=(0.0, 1.2))",
-    "T.optim.Rprop([P], etas=(0.5, 1.0))",
-    "T.optim.Rprop([P], lrr=0.1)",
-    "T.optim.Rprop([P], 0.1, (0.5, 1.2), (1e-6, 50), False)",
-    "T.optim.Rprop([])",
-    "T.optim.ASGD([P], lr=-0.5)",
-    "T.optim.ASGD([P], lr=T.tensor([0.1, 0.2]))",
-    "T.optim.ASGD([P], weight_decay=-1e-3)",
-    "T.optim.ASGD([P], lamda=0.1)",
-    "T.optim.ASGD([P * 2])",
-    "T.optim.Adafactor([P], lr=-1.0)",
-    "T.optim.Adafactor([P], lr=T.tensor([0.1, 0.2]))",
-    "T.optim.Adafactor([P], beta2_decay=0.5)",
-    "T.optim.Adafactor([P], eps=(-1.0, 1e-3))",
-    "T.optim.Adafactor([P], eps=(None, -1e-3))",
-    "T.optim.Adafactor([P], d=0.5)",
-    "T.optim.Adafactor([P], weight_decay=-0.1)",
-    "T.optim.Adafactor([P], 0.1, -0.8, (None, 1e-3), 1.0, 0.0, None)",
-    "T.optim.Adafactor([P], capturable=True)",
-    "T.optim.Adafactor([P]).load_state_dict({'state': {}, 'param_groups': []})",
-]
-
-
-@pytest.mark.parametrize("src", ERRORS)
-def test_errors_match_torch(src):
-    outcomes = []
-    for T in (tg, torch):
-        P = T.tensor([1.0], requires_grad=True)
-        outcomes.append(_error(lambda: eval(src, {"T": T, "P": P})))
-    assert outcomes[0] is not None
-    assert outcomes[0] == outcomes[1]
-
-
 def test_default_hyperparameters_are_torchs():
     for name in ("Rprop", "ASGD", "Adafactor"):
         ours = getattr(tg.optim, name)([tg.tensor([1.0], requires_grad=True)])
@@ -503,7 +435,7 @@ def test_cyclic_lr_errors_match_torch(index):
     for T in (tg, torch):
         opt = T.optim.SGD([T.tensor([1.0], requires_grad=True)], lr=0.1, momentum=0.9)
         adagrad = T.optim.Adagrad([T.tensor([1.0], requires_grad=True)], lr=0.1)
-        outcomes.append(_error(lambda: CYCLIC_ERRORS[index](T, opt, adagrad)))
+        outcomes.append(error_of(lambda: CYCLIC_ERRORS[index](T, opt, adagrad)))
     assert outcomes[0] is not None and outcomes[0] == outcomes[1]
 
 

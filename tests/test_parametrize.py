@@ -214,10 +214,15 @@ def test_several_tensors_parametrized():
     _same_state(ours, theirs)
 
 
-def test_right_inverse_returning_a_tuple():
+def _registered(make, name, parametrization, *args):
+    """``build(lib)``: the module ``make(lib)`` with the test parametrization of that name on ``name``."""
     def build(lib):
-        m = lib.nn.Linear(4, 3)
-        return _P(lib).register_parametrization(m, "weight", _classes(lib)["RankOne"]())
+        return _P(lib).register_parametrization(make(lib), name, _classes(lib)[parametrization](*args))
+    return build
+
+
+def test_right_inverse_returning_a_tuple():
+    build = _registered(lambda lib: lib.nn.Linear(4, 3), "weight", "RankOne")
 
     ours, theirs = _pair(build)
     _same_module(ours, theirs)
@@ -234,9 +239,7 @@ def test_right_inverse_returning_a_tuple():
 
 
 def test_parametrized_buffer():
-    def build(lib):
-        m = lib.nn.BatchNorm1d(3)
-        return _P(lib).register_parametrization(m, "running_var", _classes(lib)["Scale"](2.0))
+    build = _registered(lambda lib: lib.nn.BatchNorm1d(3), "running_var", "Scale", 2.0)
 
     ours, theirs = _pair(build)
     _same_module(ours, theirs)
@@ -260,9 +263,7 @@ def test_remove_parametrizations_keeps_the_parameter(leave):
 
 
 def test_cached_computes_once():
-    def build(lib):
-        m = lib.nn.Linear(3, 3)
-        return _P(lib).register_parametrization(m, "weight", _classes(lib)["Counting"]())
+    build = _registered(lambda lib: lib.nn.Linear(3, 3), "weight", "Counting")
 
     ours, theirs = _pair(build)
     counts = []

@@ -125,14 +125,9 @@ class ParametrizationList(ModuleList):
             Z = self()
             if not isinstance(Z, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(Z).__name__}.")
-            if Z.dtype != original_dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized dtype: {original_dtype}\n"
-                                 f"parametrized dtype: {Z.dtype}")
-            if Z.shape != original_shape:
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized shape: {original_shape}\n"
-                                 f"parametrized shape: {Z.shape}")
+            _check_kept(Z, {"dtype": original_dtype, "shape": original_shape},
+                        "Registering a parametrization may not change the {kind} of the tensor, unless `unsafe` flag "
+                        "is enabled.\nunparametrized {kind}: {want}\nparametrized {kind}: {got}")
 
     def right_inverse(self, value):
         """Run the parametrizations' ``right_inverse`` in reverse registration order on ``value``
@@ -257,6 +252,14 @@ def _inject_property(module, tensor_name):
 
 # ---------------------------------------------------------------- public functions
 
+def _check_kept(got, want, message):
+    """PyTorch's ValueError (``message`` with ``{kind}``, ``{want}``, ``{got}``) when the tensor
+    ``got`` has another dtype, or else another shape, than ``want`` says."""
+    for kind in ("dtype", "shape"):
+        if getattr(got, kind) != want[kind]:
+            raise ValueError(message.format(kind=kind, want=want[kind], got=getattr(got, kind)))
+
+
 def _check_chained(module, tensor_name, parametrization):
     """PyTorch's checks that a parametrization added to an already parametrized tensor maps
     tensors of its shape and dtype to tensors of its shape and dtype (both ways)."""
@@ -264,14 +267,10 @@ def _check_chained(module, tensor_name, parametrization):
     X = parametrization(Y)
     if not isinstance(X, Tensor):
         raise ValueError(f"A parametrization must return a tensor. Got {type(X).__name__}.")
-    if X.dtype != Y.dtype:
-        raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless the "
-                         f"`unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: {Y.dtype}\n"
-                         f"parametrization(module.{tensor_name}).dtype: {X.dtype}")
-    if X.shape != Y.shape:
-        raise ValueError("Registering a parametrization may not change the shape of the tensor, unless the "
-                         f"`unsafe` flag is enabled.\nmodule.{tensor_name}.shape: {Y.shape}\n"
-                         f"parametrization(module.{tensor_name}).shape: {X.shape}")
+    want = {"dtype": Y.dtype, "shape": Y.shape}
+    _check_kept(X, want, "Registering a parametrization may not change the {kind} of the tensor, unless the `unsafe` "
+                f"flag is enabled.\nmodule.{tensor_name}.{{kind}}: {{want}}\n"
+                f"parametrization(module.{tensor_name}).{{kind}}: {{got}}")
     if not hasattr(parametrization, "right_inverse"):
         return
     try:
@@ -280,14 +279,9 @@ def _check_chained(module, tensor_name, parametrization):
         return
     if not isinstance(Z, Tensor):
         raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(Z).__name__}")
-    if Z.dtype != Y.dtype:
-        raise ValueError("The tensor returned by parametrization.right_inverse must have the same dtype as "
-                         f"module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.dtype: {Y.dtype}\nreturned dtype: {Z.dtype}")
-    if Z.shape != Y.shape:
-        raise ValueError("The tensor returned by parametrization.right_inverse must have the same shape as "
-                         f"module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.shape: {Y.shape}\nreturned shape: {Z.shape}")
+    _check_kept(Z, want, "The tensor returned by parametrization.right_inverse must have the same {kind} as "
+                f"module.{tensor_name}, unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.{{kind}}: "
+                "{want}\nreturned {kind}: {got}")
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
