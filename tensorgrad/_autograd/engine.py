@@ -18,7 +18,9 @@ from .grad_mode import STATE
 from .. import _meta
 from .._meta import call as meta_call
 from .node import AccumulateGrad, OpNode, accumulate_grad, _add
+from .deferred import run_segment
 from .staged import BACKGROUND, Staged
+from .._storage import lazy
 from .._cache import FUSED, KERNELS, config_key, hold_sweeps, jit, tracing
 from .._ops.registry import apply_views, saved_vjp, views_key, vjp_call
 
@@ -156,6 +158,11 @@ def in_capturing_backward():
 def run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops,
                  capture=None, accumulate=True):
     """Propagate ``root_grads`` from ``root_edges`` through the graph (see ``_run_backward``)."""
+    if (capture is None and not create_graph and accumulate and len(root_edges) == 1 and not STATE.anomaly
+            and root_edges[0][0] is not None and root_edges[0][0].seg is not None and root_edges[0][1] == 0
+            and run_segment(root_edges[0][0], root_grads[0], retain_graph, gops)):
+        _RUNS.count += 1
+        return None
     outer = getattr(_RUNS, "capturing", False)
     _RUNS.capturing = capture is not None
     try:
@@ -190,6 +197,8 @@ def _run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops, c
     stack = list(roots)
     while stack:
         n = stack.pop()
+        if n.seg is not None:
+            lazy.flush(n.seg)   # a node recorded on deferred results gets their arrays
         for child, _ in n._next:
             if child is None:
                 continue

@@ -28,6 +28,7 @@ from .._cache import bounded_jit
 from .._meta import call as meta_call
 from .._hooks import RemovableHandle
 from .._ops.registry import conj_tree
+from .._storage import lazy
 
 _seq = itertools.count()
 
@@ -72,6 +73,9 @@ class Node:
     _retain = None       # {output_nr: weakref of a tensor with retain_grad()}
     metadata_ = None
     _trace = None        # forward stack under anomaly mode
+    # an OpNode recorded on deferred results: their segment (``_storage/lazy.py``), while its
+    # placeholders are among the primals (until the segment is computed)
+    seg = None
 
     def __init__(self, next_edges):
         self._next = next_edges
@@ -100,23 +104,31 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs) -> tuple or None``, run after this node."""
+        if self.seg is not None:
+            self.seg.hooked = True
         if self._post is None:
             self._post = {}
         return RemovableHandle(self._post, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs) -> tuple or None``, run before this node."""
+        if self.seg is not None:
+            self.seg.hooked = True
         if self._pre is None:
             self._pre = {}
         return RemovableHandle(self._pre, fn)
 
     def _register_tensor_hook(self, output_nr, fn):
+        if self.seg is not None:
+            self.seg.hooked = True
         if self._tensor_pre is None:
             self._tensor_pre = {}
         hooks = self._tensor_pre.setdefault(output_nr, {})
         return RemovableHandle(hooks, fn)
 
     def _register_retain(self, output_nr, tensor_ref):
+        if self.seg is not None:
+            self.seg.hooked = True
         if self._retain is None:
             self._retain = {}
         self._retain[output_nr] = tensor_ref
@@ -142,6 +154,8 @@ class OpNode(Node):
     # the ``Saved`` residuals of an op that ``saves_residuals``: its backward reads them, not the
     # primals (kept too, for create_graph's replay and the version checks)
     res = None
+    eq = -1             # the equation of its segment whose result is this node's output
+    reach = 0           # the equations of its segment its gradient reaches, as bits
 
     def __init__(self, next_edges, op, cfg, primals, mask, edge_pos, avals):
         self._next = next_edges
@@ -156,6 +170,8 @@ class OpNode(Node):
     @property
     def primals(self):
         """The op's inputs as it received them (views kept as their sources are computed now)."""
+        if self.seg is not None:
+            lazy.flush(self.seg)
         primals = self._primals
         if self.views is not None and primals is not None:
             primals = list(primals)

@@ -56,7 +56,7 @@ class OpDef:
 
     __slots__ = ("name", "fn", "grad_fn", "kwnames", "saves", "saved_inputs", "saved_outputs", "is_view",
                  "scalar_slots", "no_slot", "differentiable", "grad_reads", "node_cls", "real_only",
-                 "layout_view", "folds_views", "saves_residuals", "__weakref__")
+                 "layout_view", "folds_views", "saves_residuals", "lazy", "__weakref__")
 
     def __init__(self, name, fn, grad_fn, saves="inputs", is_view=False, scalar_slots=True,
                  no_slot=(), differentiable=True, grad_reads=()):
@@ -89,6 +89,8 @@ class OpDef:
         # a multi-output op whose forward costs too much to replay in its backward (a recurrent
         # scan): its node keeps the residuals of its derivative instead (``forward_saving``)
         self.saves_residuals = False
+        # a call outside traces may be deferred and computed with others (``_storage/lazy.py``)
+        self.lazy = False
 
     def __repr__(self):
         return f"<op {self.name}>"

@@ -54,6 +54,34 @@ class can be switched.
 # no shape or dtype). A subclass that makes ``value`` a property gets it as ``meta`` too.
 Cell.meta = Cell.value
 
+_FLUSH = [None]             # lazy.py's flush of a placeholder's segment
+
+
+def set_flush(fn):
+    _FLUSH[0] = fn
+
+
+class LazyCell(Cell):
+    """The cell of a deferred result (``lazy.py``): ``host`` holds its ``Pending`` placeholder.
+    Reading ``value`` (or ``meta``) computes the placeholder's segment, which turns this cell
+    into an ordinary one holding the array; a write before any read drops the placeholder."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        _FLUSH[0](self.host)
+        if type(self) is LazyCell:
+            raise RuntimeError("a deferred result could not be computed (its segment failed before)")
+        return self.value
+
+    @value.setter
+    def value(self, value):
+        self.host.cell = None
+        del self.host
+        self.__class__ = Cell
+        self.value = value
+
 
 class VersionCounter:
     """A separate version counter (``.data`` aliases share the cell but not the counter)."""

@@ -35,7 +35,7 @@ import threading
 
 import jax
 
-from .cell import Cell
+from .cell import Cell, LazyCell
 
 __all__ = ["Overlay", "set_class", "overlaid_here", "placed"]
 
@@ -93,6 +93,8 @@ def _overlaid(cls):
 
 
 def _hold(cell):
+    if type(cell) is LazyCell:
+        cell.value              # a deferred result is computed before a trace lifts its cell
     with _LOCK:
         entry = _HOLDERS.get(cell)
         if entry is None:

@@ -258,7 +258,7 @@ def make_roots(tensors, grad_tensors, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.kind == _dtype.COMPLEX:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
-            g = _implicit_grad(t._data)
+            g = _implicit_grad(t._meta)
             if create_graph:
                 g = _wrap(g)
         else:
@@ -274,7 +274,7 @@ def make_roots(tensors, grad_tensors, create_graph):
                     f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype "
                     f"of {t.dtype}.")
             if not create_graph:
-                g = g._data.astype(t._data.dtype)
+                g = g._data.astype(t._meta.dtype)
         edges.append(t._edge())
         grads.append(g)
     if len(grad_tensors) != len(tensors):

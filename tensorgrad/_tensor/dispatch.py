@@ -19,8 +19,9 @@ from .._meta import abstract, has_meta, on_live
 from .. import _device, _dtype
 from .. import _autocast
 from .._autograd.grad_mode import STATE
-from .._autograd.node import node_class
-from .._storage.cell import Cell
+from .._autograd.node import AccumulateGrad, node_class
+from .._storage.cell import Cell, LazyCell
+from .._storage.lazy import SWITCH as _DEFER, Pending, record as _deferred
 from .._storage.host import HostCell, live_array, sync_view
 from .._storage.watch import note_read, on_watching
 from .tensor import Tensor, _wrap
@@ -180,7 +181,11 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
             if a._view is None:
                 if _WATCHING:
                     note_read(a)
-                arrays.append(a._cell.meta if a is source else a._cell.value)
+                cell = a._cell
+                if type(cell) is LazyCell and op.lazy:
+                    arrays.append(cell.host)    # a deferred result, read by a deferred op
+                else:
+                    arrays.append(cell.meta if a is source else cell.value)
             elif a._vgen == a._cell.gen and not isinstance(a._cell, HostCell):
                 if _WATCHING:
                     note_read(a)
@@ -208,7 +213,7 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
         return _stopped(out)
     if type(out) is not tuple and not op.is_view:
         t = object.__new__(Tensor)
-        t._cell = Cell(out)
+        t._cell = out.new_cell() if type(out) is Pending else Cell(out)
         t._view = None
         if STATE.inference:
             t._inference = True
@@ -268,9 +273,19 @@ def _make_output(op, args, arrays, cfg, out, k, node, view_result):
     return t
 
 
-def _forward(op, cfg, arrays, views, defer):
+def _forward(op, cfg, arrays, views, defer, mask=None):
     """The op's result on ``arrays``: computed by its kernel, as shapes only (the meta device),
-    or, for a deferred view, its shape and dtype alone."""
+    for a deferred view its shape and dtype alone, or, for an op that may be deferred, a
+    placeholder (``mask``: which arrays its node differentiates, None without a node)."""
+    if op.lazy:
+        if (_DEFER.on and views is None and not defer and not _META and not _WATCHING and not STATE.functional
+                and not STATE.anomaly):
+            out = _deferred(op, cfg, arrays, mask)
+            if out is not None:
+                return out
+        for i, a in enumerate(arrays):
+            if type(a) is Pending:
+                arrays[i] = a.resolve()
     try:
         if defer:
             return _view_aval(op, cfg, arrays[0])
@@ -440,7 +455,8 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
         except (TypeError, ValueError) as error:
             raise _broadcast_error(arrays, error) from None
     else:
-        out = _forward(op, cfg, arrays, views, defer)
+        mask = tuple(mask)
+        out = _forward(op, cfg, arrays, views, defer, mask)
     multi = type(out) is tuple
     avals = tuple((o.shape, o.dtype) for o in out) if multi else None
     cls = op.node_cls
@@ -457,9 +473,11 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
         node.saved = _saved_entries(saved) if spec is None else saved
     if STATE.anomaly:
         node._trace = traceback.format_stack()[:-3]
+    if type(out) is Pending:
+        _join(node, out, edges, edge_pos, mask)
     if not multi and not op.is_view:
         t = object.__new__(Tensor)
-        t._cell = Cell(out)
+        t._cell = out.new_cell() if type(out) is Pending else Cell(out)
         t._view = None
         if _FLOAT_KIND.get(out.dtype):
             t._grad_fn = node
@@ -481,6 +499,33 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     elif kept:
         node.out_checks = tuple((k, outs[k]._cell, 0, outs[k]._data.shape, outs[k]._data.dtype) for k in kept)
     return result
+
+
+def _join(node, out, edges, edge_pos, mask):
+    """Register the node of a deferred result with its segment: its primals may hold placeholders
+    (given arrays when the segment is computed), and the segment's one-program backward
+    (``_autograd/deferred.py``) reads the equations it reaches (``reach``, bits by equation) and
+    the leaves its gradient reaches (``uses``)."""
+    seg = node.seg = out.seg
+    eq = node.eq = out.idx
+    seg.nodes.append(node)
+    reach = 1 << eq
+    refs = seg.step.eq[2]
+    j = 0
+    for k, m in enumerate(mask):
+        if not m:
+            continue
+        fn = edges[edge_pos[j]][0]
+        j += 1
+        if fn is None:
+            continue
+        if fn.seg is seg:
+            reach |= fn.reach
+        elif type(fn) is AccumulateGrad and refs[k] is not None and refs[k] < 0:
+            seg.uses.append((eq, k, fn))
+        else:
+            seg.closed = False      # the graph goes on outside the segment
+    node.reach = reach
 
 
 _INFERENCE_SAVED = (

@@ -28,7 +28,7 @@ from .._autograd.grad_mode import STATE
 from .._autograd.node import AccumulateGrad
 from .._hooks import RemovableHandle
 from .._ops.views import repeats
-from .._storage.cell import Cell, VersionCounter, reader, writer
+from .._storage.cell import Cell, LazyCell, VersionCounter, reader, writer
 from .._storage.host import HostCell, array_of, sync_view
 from .._storage.overlay import placed
 from .._storage.watch import note_grad_read, note_grad_write, note_read, note_write, on_watching
@@ -126,7 +126,10 @@ class Tensor(metaclass=TensorType):
         if self._view is None:
             if _WATCHING:
                 note_read(self)
-            return self._cell.meta
+            cell = self._cell
+            if type(cell) is LazyCell:
+                return cell.host        # a deferred result's placeholder: its shape and dtype
+            return cell.meta
         cached = self._vcache       # a view's last value has its shape and dtype, current or not
         return self._data if cached is None or _WATCHING else cached
 
