@@ -80,12 +80,7 @@ class Pending:
     def __init__(self, seg, idx, aval):
         self.seg = seg
         self.idx = idx
-        self.shape, self.dtype, self.weak_type = aval
-        self.ndim = len(self.shape)
-        size = 1
-        for n in self.shape:
-            size *= n
-        self.size = size
+        self.shape, self.dtype, self.weak_type, self.ndim, self.size = aval
         self.value = None
         self.cell = None
 
@@ -106,8 +101,8 @@ class Pending:
 
 
 class _Step:
-    """A step of the trie of equation sequences: its equation ``(op, cfg, refs)``, its result's
-    ``(shape, dtype, weak_type)``, and the steps that follow it."""
+    """A step of the trie of equation sequences: its equation ``(op, cfg, refs, mask)``, its
+    result's ``(shape, dtype, weak_type, ndim, size)``, and the steps that follow it."""
 
     __slots__ = ("parent", "eq", "aval", "children", "depth", "__weakref__")
 
@@ -214,7 +209,9 @@ def _extend(seg, op, cfg, arrays, mask):
     refs = []
     new = None
     leaf_of = seg.leaf_of
-    for i, a in enumerate(arrays):
+    i = -1
+    for a in arrays:
+        i += 1
         t = type(a)
         if t is Pending:
             if a.seg is seg:
@@ -224,7 +221,10 @@ def _extend(seg, op, cfg, arrays, mask):
             t = type(a)
         if t is ArrayImpl or t in _NUMBERS:
             j = leaf_of.get(id(a))
-            if j is None and new is not None:
+            if j is not None:
+                refs.append(-1 - j)
+                continue
+            if new is not None:
                 for k, (b, _) in enumerate(new):
                     if b is a:
                         j = len(seg.leaves) + k
@@ -326,7 +326,8 @@ def _new_step(seg, op, cfg, key, arrays, refs, mask):
         if not isinstance(out, jax.ShapeDtypeStruct) or out.dtype.kind == "c":
             aval = None
         else:
-            aval = (tuple(out.shape), np.dtype(out.dtype), bool(out.weak_type))
+            shape = tuple(out.shape)
+            aval = (shape, np.dtype(out.dtype), bool(out.weak_type), len(shape), int(np.prod(shape, dtype=np.int64)))
         if len(_AVALS) > 65536:
             _AVALS.clear()
         _AVALS[signature] = aval
@@ -372,6 +373,9 @@ def _flush(seg, values=None):
         if _LOCAL.seg is seg:
             _LOCAL.seg = None
         pendings = seg.pendings
+        if not pendings:
+            seg.nodes = seg.leaves = seg.leaf_of = seg.pendings = seg.uses = None
+            return
         if values is None:
             try:
                 program = _program(seg.step)

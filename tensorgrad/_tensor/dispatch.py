@@ -163,6 +163,10 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
             return out
     if _AUTOCASTING:
         args = _autocast.cast_args(op.name, args, Tensor)
+    elif op.lazy and _DEFER.on and not (_WATCHING or _META or STATE.functional or STATE.anomaly or STATE.inference):
+        out = _apply_deferred(op, args, cfg)
+        if out is not None:
+            return out
     arrays = []
     record = False
     views = None
@@ -221,6 +225,106 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
     if type(out) is tuple:
         return tuple(_make_output(op, args, arrays, cfg, o, k, None, _view_result) for k, o in enumerate(out))
     return _make_output(op, args, arrays, cfg, out, None, None, _view_result)
+
+
+def _apply_deferred(op, args, cfg):
+    """``apply`` of an op that may be deferred, on its common arguments (tensors that are no
+    views, in ordinary or deferred cells, outside inference mode; numbers; None), in one pass:
+    what ``apply`` and ``_record`` do, with the forward deferred (``_storage/lazy.py``). None
+    where the arguments or the op need the general path (which then does all of it)."""
+    if op.real_only is not None:
+        return None
+    arrays = []
+    edges = []
+    mask = []
+    edge_pos = []
+    spec = op.saved_inputs
+    saved = [] if spec is None else None
+    record = False
+    grad = STATE.grad and op.differentiable
+    scalar_slots = op.scalar_slots
+    no_slot = op.no_slot
+    i = -1
+    for a in args:
+        i += 1
+        t = type(a)
+        if t is Tensor or isinstance(a, Tensor):
+            if a._view is not None or a._base is not None or a._inference:
+                return None
+            cell = a._cell
+            tc = type(cell)
+            if tc is LazyCell:
+                arrays.append(cell.host)
+            elif tc is Cell:
+                arrays.append(cell.value)
+            else:
+                return None
+            if i in no_slot:
+                mask.append(False)
+                continue
+            if a._rg:
+                record = True
+                edge_pos.append(len(edges))
+                fn = a._grad_fn
+                edges.append((fn, a._output_nr) if fn is not None else a._edge())
+                mask.append(True)
+            else:
+                edges.append((None, 0))
+                mask.append(False)
+            if saved is not None:
+                saved.append(a)
+        elif t is float or t is int or t is bool:
+            mask.append(False)
+            if scalar_slots:
+                arrays.append(_scalar_array(a))
+                if i not in no_slot:
+                    edges.append((None, 0))
+                    if saved is not None and len(args) == 2:
+                        saved = None    # ``x * 2``: as PyTorch, only the number is kept, not x
+            else:
+                arrays.append(a)
+        elif a is None:
+            arrays.append(None)
+            mask.append(False)
+        else:
+            return None
+    if not (record and grad):
+        out = _deferred(op, cfg, arrays, None)
+        if out is None:
+            return None
+        t = object.__new__(Tensor)
+        t._cell = out.new_cell()
+        t._view = None
+        return t
+    mask = tuple(mask)
+    out = _deferred(op, cfg, arrays, mask)
+    if out is None:
+        return None
+    cls = op.node_cls
+    if cls is None:
+        cls = op.node_cls = node_class(op.grad_fn)
+    node = cls(tuple(edges), op, cfg, arrays, mask, tuple(edge_pos), None)
+    if spec is not None:
+        entries, holds = _saved_by_spec(spec, args, mask)
+        if entries:
+            node.saved = entries
+        if not (holds or op.saved_outputs or op.saves == "unchecked"):
+            node.holds = False
+    else:
+        if op.saves == "none":
+            node.holds = False
+        if saved:
+            node.saved = _saved_entries(saved)
+    _join(node, out, edges, edge_pos, mask)
+    t = object.__new__(Tensor)
+    t._cell = cell = out.new_cell()
+    t._view = None
+    if _FLOAT_KIND.get(out.dtype):
+        t._grad_fn = node
+        t._rg = True
+        if op.saved_outputs:
+            node.out_checks = ((0, cell, 0, out.shape, out.dtype),)
+    return t
 
 
 def _stopped(out):
