@@ -53,18 +53,23 @@ def run_segment(root, grad, retain_graph, gops):
         uses.append((eq, k, i))
     uses = tuple(uses)
     step = seg.step
-    key = ("deferred backward", step, root.eq, bits, uses)
-    program = KERNELS.get(key)
-    if program is None:
-        program = jit(KERNELS, key, _backward_program(step.equations(), root.eq, bits, uses, len(accs)))
     leaves = seg.leaves
-    values, grads = program(leaves, [leaves[-1 - step_ref(step, eq, k)] for eq, k, _ in uses], grad)
-    lazy.flush(seg, values)
-    for acc, g in zip(accs, grads):
-        acc.accumulate(g, False, gops)
+    reads = [leaves[-1 - step_ref(step, eq, k)] for eq, k, _ in uses]
     if not retain_graph:
         for n in nodes:
             n._release()
+            n.saved = n.out_checks = None   # (a freed node raises before it checks versions)
+    # the results of the cells still held; the rest (the primals of the nodes kept) are computed
+    # if something reads them
+    outputs = tuple([i for i, p in enumerate(seg.pendings) if p.read()])
+    key = ("deferred backward", step, root.eq, bits, uses, outputs)
+    program = KERNELS.get(key)
+    if program is None:
+        program = jit(KERNELS, key, _backward_program(step.equations(), root.eq, bits, uses, len(accs), outputs))
+    values, grads = program(leaves, reads, grad)
+    lazy.flush(seg, values, outputs)
+    for acc, g in zip(accs, grads):
+        acc.accumulate(g, False, gops)
     return True
 
 
@@ -75,9 +80,9 @@ def step_ref(step, eq, k):
     return step.eq[2][k]
 
 
-def _backward_program(eqs, root, bits, uses, n_accs):
-    """``(leaves, the leaves' differentiated reads, root gradient) -> (every equation's value,
-    the gradient of each AccumulateGrad: the sum over its reads)``."""
+def _backward_program(eqs, root, bits, uses, n_accs, outputs):
+    """``(leaves, the leaves' differentiated reads, root gradient) -> (the results of the
+    equations ``outputs``, the gradient of each AccumulateGrad: the sum over its reads)``."""
     fns = [(op.bind(cfg), refs, mask) for op, cfg, refs, mask in eqs]
     read = {(eq, k): u for u, (eq, k, _) in enumerate(uses)}
 
@@ -106,5 +111,5 @@ def _backward_program(eqs, root, bits, uses, n_accs):
         grads = [None] * n_accs
         for g, (_, _, i) in zip(per_read, uses):
             grads[i] = g if grads[i] is None else grads[i] + g
-        return values, grads
+        return [values[i] for i in outputs], grads
     return program

@@ -198,7 +198,7 @@ def _run_backward(root_edges, root_grads, *, retain_graph, create_graph, gops, c
     while stack:
         n = stack.pop()
         if n.seg is not None:
-            lazy.flush(n.seg)   # a node recorded on deferred results gets their arrays
+            lazy.settle(n)      # a node recorded on deferred results gets their arrays
         for child, _ in n._next:
             if child is None:
                 continue

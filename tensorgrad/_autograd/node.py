@@ -171,7 +171,7 @@ class OpNode(Node):
     def primals(self):
         """The op's inputs as it received them (views kept as their sources are computed now)."""
         if self.seg is not None:
-            lazy.flush(self.seg)
+            lazy.settle(self)
         primals = self._primals
         if self.views is not None and primals is not None:
             primals = list(primals)

@@ -24,6 +24,7 @@ that length, whose programs repeat). ``TENSORGRAD_DEFER=0`` in the environment (
 """
 
 import os
+import sys
 import threading
 
 import jax
@@ -96,8 +97,27 @@ class Pending:
     def resolve(self):
         """The value (its segment computed now if it was not)."""
         if self.value is None:
+            if self.seg.done:
+                return _complete(self)
             _flush(self.seg)
         return self.value
+
+    def read(self):
+        """Whether something may still read this result: its tensor's cell is alive (held by
+        more than this placeholder)."""
+        return self.cell is not None and self._holders() > _CELL_HELD
+
+    def _holders(self):
+        cell = self.cell
+        return sys.getrefcount(cell)
+
+
+def _held_alone():
+    """``sys.getrefcount`` of a cell that only its placeholder holds (measured, as it depends on
+    the interpreter)."""
+    p = Pending(None, 0, ((), np.dtype(np.float32), False, 0, 1))
+    p.new_cell()
+    return p._holders()
 
 
 class _Step:
@@ -129,6 +149,7 @@ class _Trie:
 
 
 _TRIE = _Trie()
+_CELL_HELD = _held_alone()
 _REFUSED = object()         # a child key whose op cannot be deferred with these inputs
 
 
@@ -136,7 +157,7 @@ class Segment:
     """The deferred equations of one thread since its last flush."""
 
     __slots__ = ("step", "leaves", "leaf_of", "pendings", "nodes", "done", "device", "closed", "ident", "uses",
-                 "hooked", "__weakref__")
+                 "hooked", "partial", "values", "__weakref__")
 
     def __init__(self, ident):
         self.ident = ident      # the thread that records into it
@@ -152,6 +173,8 @@ class Segment:
         self.closed = True
         self.uses = []          # (equation, input position, AccumulateGrad) of each leaf its nodes differentiate
         self.hooked = False     # a hook or retain_grad was registered on one of its nodes
+        self.partial = False    # computed in part (by a backward): the rest is computed when read
+        self.values = None      # every result, once a partial segment computed them
 
 
 class _Local(threading.local):
@@ -362,9 +385,13 @@ def _program(step):
     return f
 
 
-def _flush(seg, values=None):
-    """Compute ``seg``'s results (unless ``values`` gives them), put each into its cell and its
-    placeholders' place."""
+def _flush(seg, values=None, outputs=None):
+    """Compute ``seg``'s results, put each into its cell and its placeholders' place.
+
+    ``values`` (with ``outputs``, the equations they are the results of) are results its caller
+    computed: a segment's backward program returns those of the cells still held. The segment
+    is then ``partial``: it keeps its leaves, and the results a kept node or a cell reads later
+    are computed then (``Pending.resolve``)."""
     with _LOCK:
         if seg.done:
             return
@@ -373,34 +400,80 @@ def _flush(seg, values=None):
         if _LOCAL.seg is seg:
             _LOCAL.seg = None
         pendings = seg.pendings
-        if not pendings:
-            seg.nodes = seg.leaves = seg.leaf_of = seg.pendings = seg.uses = None
-            return
         if values is None:
-            try:
-                program = _program(seg.step)
-                if _top_level():
-                    values = program(*seg.leaves)
-                else:               # inside a trace: the values are concrete, as they were recorded
-                    with jax.ensure_compile_time_eval():
-                        values = program(*seg.leaves)
-            except Exception:
-                values = _one_by_one(seg)
-        for p, v in zip(pendings, values):
+            outputs = None
+            values = _compute(seg) if pendings else ()
+        for i, v in zip(range(len(pendings)) if outputs is None else outputs, values):
+            p = pendings[i]
             p.value = v
-            cell = p.cell
-            if cell is not None and type(cell) is LazyCell and cell.host is p:
-                del cell.host
-                cell.__class__ = Cell       # (never overlaid: a trace computes it before it lifts it)
-                cell.value = v
-            p.cell = None
+            _settle_cell(p)
+        partial = outputs is not None and len(outputs) < len(pendings)
         for node in seg.nodes:
             primals = node._primals
+            waits = False
+            if primals is not None:
+                for i, a in enumerate(primals):
+                    if type(a) is Pending:
+                        if a.value is None:
+                            waits = True
+                        else:
+                            primals[i] = a.value
+            if not waits:
+                node.seg = None
+        seg.partial = partial
+        if not partial:
+            seg.leaves = seg.step = None
+        seg.nodes = seg.leaf_of = seg.pendings = seg.uses = None
+
+
+def _settle_cell(p):
+    """Give ``p``'s cell, if it is still the placeholder's, the value and its ordinary class."""
+    cell = p.cell
+    if cell is not None and type(cell) is LazyCell and cell.host is p:
+        del cell.host
+        cell.__class__ = Cell       # (never overlaid: a trace computes it before it lifts it)
+        cell.value = p.value
+    p.cell = None
+
+
+def _compute(seg):
+    """Every result of ``seg``, by its program (by its ops one by one where that fails: the
+    failing op's error is raised here, at the read)."""
+    try:
+        program = _program(seg.step)
+        if _top_level():
+            return program(*seg.leaves)
+        with jax.ensure_compile_time_eval():    # inside a trace: concrete, as they were recorded
+            return program(*seg.leaves)
+    except Exception:
+        return _one_by_one(seg)
+
+
+def _complete(p):
+    """The value of ``p``, a result of a partial segment, computed now with the rest of it."""
+    seg = p.seg
+    with _LOCK:
+        if p.value is None:
+            if seg.values is None:
+                seg.values = _compute(seg)
+            p.value = seg.values[p.idx]
+    return p.value
+
+
+def settle(node):
+    """Give ``node``'s primals the values of the deferred results among them."""
+    seg = node.seg
+    if seg is None:
+        return
+    if not seg.done:
+        _flush(seg)
+    if node.seg is not None:
+        primals = node._primals
+        if primals is not None:
             for i, a in enumerate(primals):
                 if type(a) is Pending:
                     primals[i] = a.resolve()
-            node.seg = None
-        seg.nodes = seg.leaves = seg.leaf_of = seg.pendings = seg.uses = None
+        node.seg = None
 
 
 def _one_by_one(seg):
@@ -415,10 +488,11 @@ def _one_by_one(seg):
     return values
 
 
-def flush(seg, values=None):
-    """Compute ``seg`` if it was not (``values``: its results, computed by its caller)."""
+def flush(seg, values=None, outputs=None):
+    """Compute ``seg`` if it was not (``values``: the results of the equations ``outputs``,
+    computed by its caller)."""
     if seg is not None and not seg.done:
-        _flush(seg, values)
+        _flush(seg, values, outputs)
 
 
 def flush_all():
@@ -429,7 +503,8 @@ def flush_all():
 
 
 def _flush_cell(pending):
-    _flush(pending.seg)
+    pending.resolve()
+    _settle_cell(pending)
 
 
 set_flush(_flush_cell)

@@ -263,11 +263,15 @@ def _apply_deferred(op, args, cfg):
                 mask.append(False)
                 continue
             if a._rg:
-                record = True
                 edge_pos.append(len(edges))
                 fn = a._grad_fn
-                edges.append((fn, a._output_nr) if fn is not None else a._edge())
+                edge = (fn, a._output_nr) if fn is not None else a._edge()
+                edges.append(edge)
                 mask.append(True)
+                if record:
+                    record.append((i, edge[0]))
+                else:
+                    record = [(i, edge[0])]
             else:
                 edges.append((None, 0))
                 mask.append(False)
@@ -315,7 +319,7 @@ def _apply_deferred(op, args, cfg):
             node.holds = False
         if saved:
             node.saved = _saved_entries(saved)
-    _join(node, out, edges, edge_pos, mask)
+    _join(node, out, record)
     t = object.__new__(Tensor)
     t._cell = cell = out.new_cell()
     t._view = None
@@ -578,7 +582,8 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     if STATE.anomaly:
         node._trace = traceback.format_stack()[:-3]
     if type(out) is Pending:
-        _join(node, out, edges, edge_pos, mask)
+        j = iter(edge_pos)
+        _join(node, out, [(k, edges[next(j)][0]) for k, m in enumerate(mask) if m])
     if not multi and not op.is_view:
         t = object.__new__(Tensor)
         t._cell = out.new_cell() if type(out) is Pending else Cell(out)
@@ -605,30 +610,27 @@ def _record(op, args, arrays, cfg, view_result, views=None, defer=False):
     return result
 
 
-def _join(node, out, edges, edge_pos, mask):
+def _join(node, out, inputs):
     """Register the node of a deferred result with its segment: its primals may hold placeholders
     (given arrays when the segment is computed), and the segment's one-program backward
     (``_autograd/deferred.py``) reads the equations it reaches (``reach``, bits by equation) and
-    the leaves its gradient reaches (``uses``)."""
+    the leaves its gradient reaches (``uses``). ``inputs``: ``(position, node)`` of each input
+    the node differentiates."""
     seg = node.seg = out.seg
     eq = node.eq = out.idx
     seg.nodes.append(node)
     reach = 1 << eq
-    refs = seg.step.eq[2]
-    j = 0
-    for k, m in enumerate(mask):
-        if not m:
-            continue
-        fn = edges[edge_pos[j]][0]
-        j += 1
+    for k, fn in inputs:
         if fn is None:
             continue
         if fn.seg is seg:
             reach |= fn.reach
-        elif type(fn) is AccumulateGrad and refs[k] is not None and refs[k] < 0:
-            seg.uses.append((eq, k, fn))
         else:
-            seg.closed = False      # the graph goes on outside the segment
+            ref = seg.step.eq[2][k]
+            if type(fn) is AccumulateGrad and ref is not None and ref < 0:
+                seg.uses.append((eq, k, fn))
+            else:
+                seg.closed = False      # the graph goes on outside the segment
     node.reach = reach
 
 
