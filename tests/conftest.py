@@ -49,3 +49,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "long" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def undeferred():
+    """The test body runs every op at once (``tensorgrad/_storage/lazy.py``'s deferral off): for
+    tests of the eager path's own kernels, caches and engine."""
+    from tensorgrad._storage import lazy
+    old = lazy.set_enabled(False)
+    yield
+    lazy.set_enabled(old)

@@ -160,7 +160,7 @@ def test_view_kernels_stay_within_the_limit(set_limits):
         assert _cache.KERNELS.stats()["size"] <= 4
 
 
-def test_fused_backward_programs_stay_within_the_limit(set_limits):
+def test_fused_backward_programs_stay_within_the_limit(set_limits, undeferred):
     set_limits(fused=2)
     before = _cache.stats()["fused"]["evictions"]
     steps = [lambda m, x: (m.sin(x) * 2).sum(), lambda m, x: (m.cos(x) * 2).sum(),
@@ -491,7 +491,7 @@ def test_mask_writes_compile_once_whatever_the_count_of_trues_without_torch():
     assert type(h.grad_fn).__name__ == "IndexPutBackward0" and h.tolist() == [[2.0, 0.0, 2.0]] * 4
 
 
-def test_eager_kernels_compile_with_the_eager_options_where_the_bits_agree_without_torch():
+def test_eager_kernels_compile_with_the_eager_options_where_the_bits_agree_without_torch(undeferred):
     """Outside a trace a kernel of exact arithmetic compiles with XLA's eager options (its loop
     emitters on the CPU); one computing ``exp`` keeps XLA's defaults, whose exp(4.0) is the
     correctly rounded 54.598148 (the loop emitters' is 54.598152); inside a trace (``jax.jit``,

@@ -15,7 +15,7 @@ import tensorgrad as tg
 from tensorgrad import _cache
 from tensorgrad._autograd import deferred as D, engine as E
 from tensorgrad._storage import lazy
-from tensorgrad._storage.cell import Cell, LazyCell
+from tensorgrad._storage.cell import LazyCell
 from oracle import torch, _oracle  # noqa: F401
 
 DATA = np.array([[0.5, -1.25, 2.0, 0.0], [3.0, -0.75, 0.1, 1.5], [-2.0, 0.25, 0.9, -0.3]], np.float32)
@@ -29,14 +29,6 @@ def chain(m, x):
         x = m.tanh(x)
         x = x * x
     return x
-
-
-@pytest.fixture
-def eager():
-    """Run the body with every op computed at once."""
-    old = lazy.set_enabled(False)
-    yield
-    lazy.set_enabled(old)
 
 
 @pytest.fixture
@@ -312,7 +304,7 @@ def test_deferral_is_switched_off_by_the_environment_without_torch():
     assert out.stdout.strip() == "[2.0, 2.0, 2.0]"
 
 
-def test_eager_and_deferred_agree_on_a_module_step(eager):
+def test_eager_and_deferred_agree_on_a_module_step(undeferred):
     def run():
         tg.manual_seed(0)
         model = tg.nn.Sequential(tg.nn.Linear(4, 8), tg.nn.Tanh(), tg.nn.Linear(8, 1))

@@ -21,7 +21,6 @@ from jax import lax
 
 from .._cache import KERNELS, jit
 from .._storage import lazy
-from .node import AccumulateGrad
 
 
 def run_segment(root, grad, retain_graph, gops):

@@ -31,7 +31,7 @@ import jax
 import numpy as np
 from jax._src.array import ArrayImpl
 
-from .._cache import KERNELS, NUMBER_FREE, _top_level, config_key, jit
+from .._cache import _SWEEP, KERNELS, NUMBER_FREE, _top_level, config_key, jit
 from .._ops import elementwise as _elementwise, reduction as _reduction  # noqa: F401  (registers DEFERRED)
 from .._ops.registry import OPS
 from .cell import Cell, LazyCell, set_flush
@@ -178,8 +178,6 @@ class Segment:
 
 
 class _Local(threading.local):
-    seg = None              # the segment this thread recorded into last
-
     def __init__(self):
         self.ident = threading.get_ident()
 
@@ -199,24 +197,19 @@ def record(op, cfg, arrays, mask=None):
     read together become one); an op that reads none starts a segment of its own, so that what
     a segment holds does not depend on what else ran before it, and its program repeats."""
     seg = None
-    local = _LOCAL
+    ident = _LOCAL.ident
     for a in arrays:
         if type(a) is Pending:
             s = a.seg
-            if s is seg or s.done or s.ident != local.ident:
-                continue
-            if seg is None:
-                seg = s
-            elif s is local.seg:
-                _absorb(s, seg)
-                seg = s
-            else:
-                _absorb(seg, s)
+            if s is not seg and not s.done and s.ident == ident:
+                if seg is None:
+                    seg = s
+                else:
+                    _absorb(seg, s)
     if seg is None or len(seg.pendings) >= MAX_EQS:
-        seg = Segment(local.ident)
+        seg = Segment(ident)
         with _LOCK:
             LIVE.add(seg)
-    local.seg = seg
     step = _extend(seg, op, cfg, arrays, mask)
     if step is None:
         return None
@@ -232,6 +225,7 @@ def _extend(seg, op, cfg, arrays, mask):
     refs = []
     new = None
     leaf_of = seg.leaf_of
+    device = seg.device
     i = -1
     for a in arrays:
         i += 1
@@ -256,13 +250,14 @@ def _extend(seg, op, cfg, arrays, mask):
                 if t is ArrayImpl:
                     if a.dtype.kind == "c":
                         return None
-                    if a.committed:
-                        device = a.sharding
-                        if seg.device is not None and device != seg.device:
-                            return None
-                    else:
-                        device = None
-                    aval = (a.shape, a.dtype, a.weak_type, device)
+                    placed = None
+                    if a.committed:     # one program runs where its committed arrays are
+                        placed = a.sharding
+                        if device is None:
+                            device = placed
+                        elif placed != device:
+                            return None     # the eager op raises PyTorch's error for two devices
+                    aval = (a.shape, a.dtype, a.weak_type, placed)
                 else:
                     aval = t
                 j = len(seg.leaves) + (0 if new is None else len(new))
@@ -283,11 +278,10 @@ def _extend(seg, op, cfg, arrays, mask):
     if step is _REFUSED:
         return None
     if new is not None:
-        for a, aval in new:
+        for a, _ in new:
             leaf_of[id(a)] = len(seg.leaves)
             seg.leaves.append(a)
-            if type(aval) is tuple and aval[3] is not None:
-                seg.device = aval[3]
+        seg.device = device
     seg.step = step
     return step
 
@@ -342,6 +336,7 @@ def _new_step(seg, op, cfg, key, arrays, refs, mask):
     if signature in _AVALS:
         aval = _AVALS[signature]
     else:
+        _SWEEP["traced"] += 1   # a trace, as a program's: JAX's tracing caches grow with it
         try:
             out = jax.eval_shape(op.bind(cfg), *args)
         except Exception:       # noqa: BLE001  (the eager op raises it where it is called)
@@ -397,8 +392,6 @@ def _flush(seg, values=None, outputs=None):
             return
         seg.done = True
         LIVE.discard(seg)
-        if _LOCAL.seg is seg:
-            _LOCAL.seg = None
         pendings = seg.pendings
         if values is None:
             outputs = None
