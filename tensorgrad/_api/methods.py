@@ -57,6 +57,8 @@ _tensor.LEGACY_CONSTRUCTOR = C.legacy_constructor
 
 
 _OPERANDS = (Tensor, int, float, complex, np.number, np.bool_, np.ndarray, jax.Array)
+_FAST_OPERANDS = {Tensor, int, float}
+_MISSING = object()
 
 
 # the operators PyTorch writes in C: called unbound on a non-Tensor (``Tensor.__radd__(2, t)``)
@@ -71,8 +73,15 @@ def _operator(fn, name):
     descriptor = name in _DESCRIPTORS
     reciprocal = name in ("__rtruediv__", "__rdiv__")
 
-    def operator(self, other):
-        if isinstance(other, _OPERANDS) and isinstance(self, Tensor):
+    def operator(self, other=_MISSING, *, x2=_MISSING):
+        if x2 is not _MISSING:      # NumPy's name of ``other``, as PyTorch accepts it
+            if other is not _MISSING:
+                raise TypeError(f"{name}() got multiple values for argument 'other'")
+            other = x2
+        elif other is _MISSING:
+            raise TypeError(f"{name}() missing 1 required positional argument: 'other'")
+        if type(self) is Tensor and type(other) in _FAST_OPERANDS or (
+                isinstance(other, _OPERANDS) and isinstance(self, Tensor)):
             return fn(self, other)
         if not isinstance(self, Tensor):
             if descriptor:
@@ -113,16 +122,18 @@ _BINARY = {
 # (the tensor's slot first), ``__rsub__`` is ``rsub``, ``__rtruediv__`` is ``self.reciprocal() * other``
 _REFLECTED = {"add": M.add, "mul": M.mul, "sub": M.rsub_operator, "truediv": M.rtruediv_operator,
               "matmul": _rmatmul}
+# (each operator takes NumPy's ``x2`` itself: no keyword-renaming wrapper around every ``a * b``)
 for _name, _fn in _BINARY.items():
-    declare(method=(f"__{_name}__",))(_operator(_fn, f"__{_name}__"))
-    declare(method=(f"__r{_name}__",))(_operator(_REFLECTED.get(_name) or _reflected(_fn), f"__r{_name}__"))
+    declare(method=(f"__{_name}__",), numpy_names=False)(_operator(_fn, f"__{_name}__"))
+    declare(method=(f"__r{_name}__",), numpy_names=False)(
+        _operator(_REFLECTED.get(_name) or _reflected(_fn), f"__r{_name}__"))
 for _name, _fn in {"and": CMP.bitwise_and, "or": CMP.bitwise_or, "xor": CMP.bitwise_xor}.items():
     declare(method=(f"__{_name}__", f"__r{_name}__"))(_fn)
 for _name, _fn in {"eq": CMP.eq, "ne": CMP.ne, "lt": CMP.lt, "le": CMP.le, "gt": CMP.gt, "ge": CMP.ge, "neg": M.neg,
                    "abs": M.abs}.items():
     declare(method=(f"__{_name}__",))(_fn)
 # Python 2's name of ``__rtruediv__``, still a Tensor method in PyTorch
-declare(method=("__rdiv__",))(_operator(M.rtruediv_operator, "__rdiv__"))
+declare(method=("__rdiv__",), numpy_names=False)(_operator(M.rtruediv_operator, "__rdiv__"))
 declare(method=("__pos__",))(_pos)
 declare(method=("__invert__",))(_invert)
 declare(method=("__getitem__",))(getitem)
