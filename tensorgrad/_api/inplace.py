@@ -4,7 +4,7 @@
 
 from .. import _autocast
 from .. import _dtype
-from .._autograd.grad_mode import is_grad_enabled
+from .._autograd.grad_mode import STATE, is_grad_enabled
 from .._device import filled
 from .._meta import is_meta
 from .._ops import elementwise as E
@@ -48,8 +48,13 @@ def inplace_twin(fn, name, checks, fit):
         inputs = args + tuple(kwargs.values())
         check_inplace(self, *inputs)
         checks(self, inputs)
-        with _autocast.off():   # PyTorch's autocast casts no in-place variant
-            new = fn(self, *args, **kwargs)
+        immediate = STATE.immediate
+        STATE.immediate = True  # the result is written back at once: nothing to defer
+        try:
+            with _autocast.off():   # PyTorch's autocast casts no in-place variant
+                new = fn(self, *args, **kwargs)
+        finally:
+            STATE.immediate = immediate
         return commit_inplace(self, _fit(self, new) if fit else new)
     method.__name__ = method.__qualname__ = name or fn.__name__ + "_"
     return method

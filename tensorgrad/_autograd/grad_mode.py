@@ -14,6 +14,7 @@ class _State(threading.local):
     functional = 0      # depth of tensorgrad.func transforms being run
     vmap = 0            # depth of tensorgrad.func.vmap calls being run
     forward = False     # the innermost tensorgrad.func transform is forward mode (jvp, jacfwd)
+    immediate = False   # ops run at once, none deferred (an in-place op, whose result is read at once)
 
 
 STATE = _State()

@@ -122,15 +122,7 @@ def _apply_deferred(op, args, cfg):
             return None
     if not (record and grad):
         out = _deferred(op, cfg, arrays, None)
-        if out is None:
-            return None
-        t = object.__new__(Tensor)
-        t._cell = cell = object.__new__(LazyCell)      # ``out.new_cell()``, inlined
-        cell.gen = cell.version = 0
-        cell.host = out
-        out.cell = cell
-        t._view = None
-        return t
+        return None if out is None else _tensor_of(out)
     mask = tuple(mask)
     out = _deferred(op, cfg, arrays, mask)
     if out is None:
@@ -151,17 +143,24 @@ def _apply_deferred(op, args, cfg):
         if saved:
             node.saved = _saved_entries(saved)
     _join(node, out, record)
-    t = object.__new__(Tensor)
-    t._cell = cell = object.__new__(LazyCell)          # ``out.new_cell()``, inlined
-    cell.gen = cell.version = 0
-    cell.host = out
-    out.cell = cell
-    t._view = None
+    t = _tensor_of(out)
+    cell = t._cell
     if _FLOAT_KIND.get(out.dtype):
         t._grad_fn = node
         t._rg = True
         if op.saved_outputs:
             node.out_checks = ((0, cell, 0, out.shape, out.dtype),)
+    return t
+
+
+def _tensor_of(out):
+    """The tensor of the placeholder ``out``, in a new ``LazyCell`` (``out.new_cell()``, inlined)."""
+    t = object.__new__(Tensor)
+    t._cell = cell = object.__new__(LazyCell)
+    cell.gen = cell.version = 0
+    cell.host = out
+    out.cell = cell
+    t._view = None
     return t
 
 
