@@ -56,11 +56,9 @@ SWITCH = _Switch()
 
 def set_enabled(flag):
     """Defer the ops of ``DEFERRED`` (True) or run every op at once (False); returns the old
-    setting. Pending results of other threads are not flushed."""
+    setting. Results deferred before are computed when read, as always."""
     old = SWITCH.on
     SWITCH.on = bool(flag)
-    if not flag:
-        flush_all()
     return old
 
 
@@ -183,7 +181,6 @@ class _Local(threading.local):
 
 
 _LOCAL = _Local()
-LIVE = set()                # segments not flushed yet (of every thread)
 _LOCK = threading.RLock()
 _NUMBERS = {float: float, int: int, bool: bool}
 
@@ -208,8 +205,6 @@ def record(op, cfg, arrays, mask=None):
                     _absorb(seg, s)
     if seg is None or len(seg.pendings) >= MAX_EQS:
         seg = Segment(ident)
-        with _LOCK:
-            LIVE.add(seg)
     step = _extend(seg, op, cfg, arrays, mask)
     if step is None:
         return None
@@ -312,7 +307,6 @@ def _absorb(dst, src):
     dst.hooked = dst.hooked or src.hooked
     with _LOCK:
         src.done = True
-        LIVE.discard(src)
     src.nodes = src.leaves = src.leaf_of = src.pendings = src.uses = None
 
 
@@ -391,7 +385,6 @@ def _flush(seg, values=None, outputs=None):
         if seg.done:
             return
         seg.done = True
-        LIVE.discard(seg)
         pendings = seg.pendings
         if values is None:
             outputs = None
@@ -486,13 +479,6 @@ def flush(seg, values=None, outputs=None):
     computed by its caller)."""
     if seg is not None and not seg.done:
         _flush(seg, values, outputs)
-
-
-def flush_all():
-    """Compute every pending segment (before a backward walks nodes recorded on placeholders)."""
-    if LIVE:
-        for seg in list(LIVE):
-            _flush(seg)
 
 
 def _flush_cell(pending):
