@@ -130,7 +130,7 @@ def apply(op, args, cfg=(), *, _view_result=True, _defer=False):
             return out
     if _AUTOCASTING:
         args = _autocast.cast_args(op.name, args, Tensor)
-    elif op.lazy and _DEFER.on and not (_WATCHING or _META or STATE.functional or STATE.anomaly or STATE.inference
+    elif op.lazy and _DEFER.on and not (_WATCHING or STATE.functional or STATE.anomaly or STATE.inference
                                         or STATE.immediate):
         out = _apply_deferred(op, args, cfg)
         if out is not None:
@@ -250,8 +250,8 @@ def _forward(op, cfg, arrays, views, defer, mask=None):
     for a deferred view its shape and dtype alone, or, for an op that may be deferred, a
     placeholder (``mask``: which arrays its node differentiates, None without a node)."""
     if op.lazy:
-        if (_DEFER.on and views is None and not defer and not _META and not _WATCHING and not STATE.functional
-                and not STATE.anomaly and not STATE.immediate):
+        if (_DEFER.on and views is None and not defer and not _WATCHING and not STATE.functional
+                and not STATE.anomaly and not STATE.immediate):     # (a meta array is never deferred)
             out = _deferred(op, cfg, arrays, mask)
             if out is not None:
                 return out
