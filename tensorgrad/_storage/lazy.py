@@ -23,6 +23,7 @@ that length, whose programs repeat). ``TENSORGRAD_DEFER=0`` in the environment (
 ``set_enabled(False)``) runs every op eagerly.
 """
 
+import contextlib
 import os
 import sys
 import threading
@@ -424,7 +425,10 @@ def _settle_cell(p):
 
 def _compute(seg):
     """Every result of ``seg``, by its program (by its ops one by one where that fails: the
-    failing op's error is raised here, at the read)."""
+    failing op's error is raised here, at the read). A segment of one equation (an activation
+    between two products) runs the op's own kernel, the one an eager call compiles."""
+    if seg.step.depth == 1:
+        return _one_by_one(seg)
     try:
         program = _program(seg.step)
         if _top_level():
@@ -467,7 +471,7 @@ def _one_by_one(seg):
     error is raised here, at the read)."""
     values = []
     leaves = seg.leaves
-    with jax.ensure_compile_time_eval():
+    with contextlib.nullcontext() if _top_level() else jax.ensure_compile_time_eval():
         for op, cfg, refs, _ in seg.step.equations():
             args = [None if r is None else values[r] if r >= 0 else leaves[-1 - r] for r in refs]
             values.append(op.forward(cfg)(*args))
