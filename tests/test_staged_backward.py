@@ -142,9 +142,10 @@ def test_the_whole_program_takes_over_from_the_cut(background, monkeypatch):
         _close(runs[first], runs[-1])
 
 
-def test_a_backward_without_a_bulk_of_same_bits_runs_as_one_program(monkeypatch):
+def test_a_backward_without_a_bulk_of_same_bits_runs_as_one_program(monkeypatch, undeferred):
     """A chain of ``sin``, products and ``tanh``: a transcendental function between every few
-    products leaves no bulk worth a program of its own."""
+    products leaves no bulk worth a program of its own (the engine's fused program: deferred,
+    this chain's backward is its segment's program, ``tests/test_deferred.py``)."""
     monkeypatch.setitem(engine.BACKGROUND, "on", False)
     _cache.FUSED.clear()
     x = tg.randn(3, 4, requires_grad=True)
