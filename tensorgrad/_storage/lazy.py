@@ -5,15 +5,19 @@ An eager op pays a compiled call (about 5 us on a CPU, where PyTorch's whole op 
 a chain of small ops is dominated by it. So an op marked ``lazy`` (``DEFERRED`` below) whose
 inputs are concrete arrays, Python numbers or results deferred in the same thread does not run:
 its result is a ``Pending`` placeholder in a ``cell.LazyCell``, and the op is appended as an
-equation to the thread's ``Segment``. Reading any value of a segment (``cell.value``, hence
-``t._data``, printing, ``.item()``, another op that is not deferred, a backward) computes the
-whole segment with one call and puts every result into its cell; the graph nodes recorded on
-placeholders get the arrays in their place (``_flush``).
+equation to the segment of its deferred inputs (several of the thread's segments read together
+become one, ``_absorb``; an op reading none starts one). Reading any value of a segment
+(``cell.value``, hence ``t._data``, printing, ``.item()``, another op that is not deferred, a
+backward) computes the whole segment with one call and puts every result into its cell; the
+graph nodes recorded on placeholders get the arrays in their place (``_flush``). A backward
+program of the segment (``_autograd/deferred.py``) may compute only the results still held; the
+segment is then ``partial`` and computes the rest if a kept node or a cell reads it.
 
 Shapes and dtypes are known without computing: a segment is a path in a trie of equations
-(``_Step``), each step keyed by the op, its configuration, where its inputs come from and the
-types of the new inputs, and holding its result's shape and dtype (``jax.eval_shape``, once per
-step) and, once it is flushed at that step, the compiled program of the path. A training loop
+(``_Step``), each step keyed by the op, its configuration, where its inputs come from, the mask
+of its node and the types of the new inputs, and holding its result's shape and dtype
+(``jax.eval_shape``, cached by op and input types); the path's last step keys the segment's
+compiled program in the ``kernels`` cache. A training loop
 builds the same path every step: its segments find their steps and programs. An op whose
 shapes do not work together is never deferred (``eval_shape`` fails, and the eager op raises
 PyTorch's error where it is called); an op with a complex operand is never deferred either.
