@@ -154,10 +154,11 @@ def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(mom
         if k:
             assert all(e.run is not None and e.pending is None for e in programs)
     if momentum:
-        # the first step's program made the buffers; the later steps' program was traced at its
-        # end and compiled behind the second step's forward and backward, which waited for it
+        # the first step's program made the buffers; the later steps' program was traced over a
+        # stand-in of them before the first compiled, and compiled behind at the same time (the
+        # second step waited for it); it donates the parameter and the buffer
         assert programs[0].creating and programs[0].created == ((0, "momentum_buffer", 0),)
-        assert programs[1].prefetched and not programs[1].creating
+        assert programs[1].prefetched and not programs[1].creating and programs[1].donated == (0, 2)
         assert opt.state[p]["momentum_buffer"]._version == 4 and not opt.state[p]["momentum_buffer"].requires_grad
     monkeypatch.setattr(_fused, "FUSED_TYPES", {})
     q = tg.nn.Parameter(tg.ones(6, 5))
@@ -169,10 +170,15 @@ def test_sgds_first_program_compiles_in_the_step_its_eager_update_being_cold(mom
         np.testing.assert_allclose(values[k], q.detach().numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("background", [False, True])
 @pytest.mark.parametrize("name", ["SGD", "Adam"])
-def test_a_fused_step_writes_into_its_own_buffers_and_a_held_array_keeps_its_value(name, monkeypatch):
+def test_a_fused_step_writes_into_its_own_buffers_and_a_held_array_keeps_its_value(name, background, monkeypatch):
+    """From the second step on, a fused step donates the parameters' and state's buffers (XLA
+    writes the new values into them), also for SGD's later program, prefetched at the first step;
+    an array held elsewhere at a step (here by the test; a background compile's arguments) is
+    copied for the call and keeps its value."""
     from tensorgrad._autograd import engine
-    monkeypatch.setitem(engine.BACKGROUND, "on", False)
+    monkeypatch.setitem(engine.BACKGROUND, "on", background)
     kwargs = {"lr": 0.1, "momentum": 0.9} if name == "SGD" else {"lr": 0.1}
 
     def run(steps, hold_at=None):
@@ -188,6 +194,9 @@ def test_a_fused_step_writes_into_its_own_buffers_and_a_held_array_keeps_its_val
             if k == hold_at:
                 held = model.weight._data       # as another tensor's storage or a saved tensor would
                 before = np.array(held)
+            for thread in threading.enumerate():
+                if thread.name == "tensorgrad-fused-compile":
+                    thread.join()               # a backward compiling behind holds the arrays it was called on
             opt.step()
             pointers.append(model.weight._data.unsafe_buffer_pointer())
         if held is not None:
