@@ -200,16 +200,20 @@ def _prefetch_over(opt, index, group, entry, lowered):
     try:
         for (i, name, _), aval in zip(entry.created, made):
             opt.state[params[i]][name] = _wrap(filled(aval.shape, 0, aval.dtype))
-        del aval
         step_group(opt, index, group, prefetch=True)
     except Exception:       # noqa: BLE001 - the step after the first traces it then, as before
         pass
     finally:
-        for p, was in zip(params, had):
-            if was:
-                opt.state[p].clear()
-            else:
-                opt.state.pop(p, None)
+        _drop_state(opt, params, had)
+
+
+def _drop_state(opt, params, had):
+    """Remove the state made for ``params`` (``had``: whether each had an entry before)."""
+    for p, was in zip(params, had):
+        if was:
+            opt.state[p].clear()
+        else:
+            opt.state.pop(p, None)
 
 
 class _NotFusable(Exception):
@@ -318,10 +322,6 @@ class _Program:
                 return [outs[k] for k in self.written] + made
             finally:
                 # the state the trace made holds tracers: the step makes it from the outputs
-                for p, was in zip(params, had):
-                    if was:
-                        opt.state[p].clear()
-                    else:
-                        opt.state.pop(p, None)
+                _drop_state(opt, params, had)
         finally:
             overlay.close()
