@@ -167,7 +167,7 @@ def test_sliced_batches_share_one_program_and_writes_reach_the_sliced_tensor():
     assert z.tolist() == [2.0] * 6 and z._version == version + 3
 
 
-def _deep(x, w, k, depth=14, flat=False):
+def _deep(x, w, k, depth=6, flat=False):
     y = x @ w
     for j in range(depth):      # a configuration per node (beta, threshold) that no other test uses
         y = F.softplus(F.leaky_relu(y, 0.01 + k), beta=1.0 + k, threshold=17.0 + j)
@@ -204,12 +204,12 @@ def _first_backward_of_cold_kernels():
     _deep(x, w, 0.1234).backward()          # the same structure: the same program, the same values
     np.testing.assert_allclose(w.grad.numpy(), first, rtol=1e-6)
     w.grad = None
-    _deep(x, w, 0.1234, depth=15).backward()    # a new structure, its kernels mostly served: node by node
+    _deep(x, w, 0.1234, depth=7).backward()    # a new structure, its kernels mostly served: node by node
     assert _cache.FUSED.stats()["entries"] == programs + 2 and _seen_once() == seen + 1
     w.grad = None
     with tg.no_grad():
-        expected = tg.func.grad(lambda v: _deep(x, v, 0.1234, depth=15))(w)
-    _deep(x, w, 0.1234, depth=15).backward()
+        expected = tg.func.grad(lambda v: _deep(x, v, 0.1234, depth=7))(w)
+    _deep(x, w, 0.1234, depth=7).backward()
     np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-5, atol=1e-7)
     # a smaller batch (an epoch's last) through a reshape: a new structure whose nodes have new
     # shapes, so their kernels would all compile: the fused program at once again

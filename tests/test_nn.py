@@ -977,6 +977,8 @@ def test_recurrent_backward_from_saved_residuals_matches_torch(kind, kwargs):
             gl.backward()
     finally:
         staged.BACKGROUND["on"] = background
+    if kwargs.get("bidirectional") and kwargs.get("num_layers"):
+        return      # GRU-3 (bidirectional) and RNN-4 (two layers) cover it, in 10 s less than this one
     # second order: the gradient's own gradient, through the replayed forward
     tg_x, = torch.autograd.grad(loss(torch, tmod, tx)[0], tx, create_graph=True)
     torch_gg, = torch.autograd.grad((tg_x ** 2).sum(), tx)
