@@ -24,6 +24,7 @@ raises, or the op is random: two calls differ).
 
 import dataclasses
 import dis
+import functools
 import types
 import warnings
 
@@ -34,17 +35,21 @@ import tensorgrad
 from fuzz.interpret import close
 from oracle import torch
 
-try:
-    from torch.testing._internal.common_methods_invocations import op_db
-except ImportError:  # PyTorch absent, or its test helpers' dependency (expecttest) missing
-    op_db = None
-else:
+@functools.cache
+def load_op_db():
+    """PyTorch's OpInfo database, or None where PyTorch or its test helpers' dependency
+    (expecttest) is missing. Imported at first use (8 s), not when the tests are collected."""
+    try:
+        from torch.testing._internal.common_methods_invocations import op_db
+    except ImportError:
+        return None
     # op_db's sample iterators look for the unittest case they run in with ``inspect.stack()``,
     # which reads the source of every frame: under pytest's deep stacks that was 85% of the
     # error sweep's 40 s. No sample here runs in a unittest case, so the answer is always None.
-    from torch.testing._internal import common_utils as _common_utils
-    from torch.testing._internal.opinfo import core as _opinfo_core
-    _common_utils.extract_test_fn = _opinfo_core.extract_test_fn = lambda: None
+    from torch.testing._internal import common_utils
+    from torch.testing._internal.opinfo import core
+    common_utils.extract_test_fn = core.extract_test_fn = lambda: None
+    return op_db
 
 
 class Unconvertible(Exception):
@@ -419,7 +424,7 @@ def _narrowed_like(wide, narrow):
 def covered():
     """``(OpInfo, callable, is_method)`` for every OpInfo tensorgrad has, in op_db's order."""
     found = []
-    for info in op_db:
+    for info in load_op_db():
         target = resolve(info)
         if target is not None and sample_dtype(info) is not None:
             found.append((info, *target))
@@ -502,7 +507,7 @@ def error_sweep(entries):
 def cpu_ops():
     """op_db's ops (by name) that PyTorch's CPU build supports for some dtype, with their OpInfos."""
     ops = {}
-    for info in op_db:
+    for info in load_op_db():
         if info.supported_dtypes("cpu"):
             ops.setdefault(info.name, []).append(info)
     return ops
