@@ -8,7 +8,7 @@ import functools
 
 from . import _compile_options
 from ._compile import CompiledFunction
-from .nn.modules.module import Module
+from .nn.modules.module import COMPILE_CALL, Module
 
 __all__ = ["compile", "OptimizedModule"]
 
@@ -33,13 +33,31 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
     _check_backend(backend, mode, options)
     if disable:
         return model
-    if dynamic is not None and not isinstance(dynamic, bool):
-        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
+    _check_dynamic(dynamic)
     if isinstance(model, Module):
         return OptimizedModule(model, fullgraph, dynamic)
     if not callable(model):
         raise RuntimeError("compile() expected a callable or an nn.Module")
     return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+
+
+def _compiled_call(module, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False):
+    """``module.compile(...)``'s compiled call (None where ``disable``): its parameters and buffers
+    are the state, as ``compile(module)``'s."""
+    _check_backend(backend, mode, options)
+    if disable:
+        return None
+    _check_dynamic(dynamic)
+    state = lambda: [*module.parameters(), *module.buffers()]      # noqa: E731
+    return CompiledFunction(module._call_impl, fullgraph=fullgraph, dynamic=dynamic, state=state)
+
+
+COMPILE_CALL[0] = _compiled_call
+
+
+def _check_dynamic(dynamic):
+    if dynamic is not None and not isinstance(dynamic, bool):
+        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
 
 
 def _check_backend(backend, mode, options):

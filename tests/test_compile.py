@@ -175,6 +175,34 @@ def test_compiled_module_forward_is_differentiable():
         assert not compiled(x).requires_grad
 
 
+def test_module_compile_compiles_in_place():
+    """PyTorch's ``Module.compile``: the module's calls run compiled, hooks included, and it keeps
+    its type and state dict; a deep copy is a plain module again."""
+    model = _mlp()
+    twin = copy.deepcopy(model)
+    seen = []
+    twin[0].register_forward_hook(lambda mod, args, out: seen.append(out.shape))
+    assert twin.compile(mode="max-autotune") is None
+    assert type(twin) is type(model) and list(twin.state_dict()) == list(model.state_dict())
+    for x, _ in _batches(3):
+        out1 = model(x)
+        out2 = twin(x)
+        np.testing.assert_allclose(np.asarray(out2._data), np.asarray(out1._data), rtol=1e-6, atol=1e-7)
+        (out1 ** 2).sum().backward()
+        (out2 ** 2).sum().backward()
+    assert type(out2.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert "traced program" in twin._compiled_call.explain() and len(seen) >= 1
+    for p, q in zip(model.parameters(), twin.parameters()):
+        np.testing.assert_allclose(np.asarray(q.grad._data), np.asarray(p.grad._data), rtol=1e-5, atol=1e-7)
+    assert copy.deepcopy(twin)._compiled_call is None
+    plain = _mlp()
+    plain.compile(disable=True)
+    assert plain._compiled_call is None
+    with pytest.raises(RuntimeError, match="Invalid backend"):
+        plain.compile(backend="nonsense")
+    assert plain._compiled_call is None
+
+
 def test_compiled_forward_with_input_gradient_and_detach():
     def make():
         w = tg.tensor([1.0, -2.0, 0.5], requires_grad=True)

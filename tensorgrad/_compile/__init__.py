@@ -31,6 +31,11 @@
   writes into it reaches the sliced tensor afterwards.
 * ``compile(module)`` knows the module's parameters and buffers as state before any call, so its
   first call is already traced and its results record ``CompiledFunctionBackward``.
+  ``module.compile()`` does the same in place: the module's calls go through the compiled call
+  (``Module._compiled_call``) and it keeps its type and state dict.
+* ``backend``, ``mode`` and ``options`` are checked against PyTorch's names
+  (``tensorgrad/_compile_options.py``) and raise its errors; XLA compiles every program whatever
+  they say. A backend callable raises ``NotImplementedError``: it would be handed an FX graph.
 * A value Python needs inside the step (``loss.item()``, ``if x > 0``, printing a tensor) cannot
   be traced: the step then runs eagerly, with a warning naming the line, as PyTorch's compiler
   breaks its graph there. Return tensors and call ``.item()`` outside the step.

@@ -12,6 +12,11 @@ from collections import OrderedDict
 from ... import _dtype
 from ..._autograd.grad_mode import no_grad
 from ..._hooks import MODULE_CALL, RemovableHandle
+
+# ``[compile_call]``, filled in by ``tensorgrad.compile``'s module (a layer above nn):
+# ``compile_call(module, **compile_kwargs)`` is the compiled call of ``Module.compile``, or None
+# where ``disable=True``
+COMPILE_CALL = [None]
 from ..._typename import typename
 from ..._api.creation import empty_like
 from ..._tensor import Tensor
@@ -472,7 +477,22 @@ class Module(StateDictMixin):
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    _compiled_call = None       # set by ``compile``
+
     def __call__(self, *args, **kwargs):
+        if self._compiled_call is not None:
+            return self._compiled_call(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def compile(self, *args, **kwargs):
+        """PyTorch's ``Module.compile``: from now on this module's calls (hooks included) run as
+        ``tensorgrad.compile`` of its call, with these arguments, in place: its type, attributes
+        and state dict stay as they are. Pickles and deep copies are not compiled."""
+        compiled = COMPILE_CALL[0](self, *args, **kwargs)
+        if compiled is not None:
+            self.__dict__["_compiled_call"] = compiled
+
+    def _call_impl(self, *args, **kwargs):
         if MODULE_CALL.listeners:
             MODULE_CALL(self)       # tensorgrad.compile guards the training flag of modules it runs
         if not self._forward_pre_hooks and not self._forward_hooks:
@@ -535,7 +555,9 @@ class Module(StateDictMixin):
         return text + ")"
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        state.pop("_compiled_call", None)
+        return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
