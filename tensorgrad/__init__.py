@@ -92,6 +92,7 @@ from . import distributions as distributions
 from . import distributed as distributed
 from .serialization import save as save, load as load
 from ._compile_api import compile as compile
+from . import compiler as compiler
 from ._cache import set_limits as set_cache_limits, stats as cache_stats
 from ._typename import typename as typename
 from ._api.inplace import inplace_of as _inplace_of

@@ -94,3 +94,65 @@ def test_what_has_no_meaning_here_raises_not_implemented_without_torch():
         tg.compile(f, backend=3.5)
     with pytest.raises(RuntimeError, match="Unexpected optimization option max_autotun,"):
         tg.compile(mode=None, options={"max_autotun": True})(f)
+
+
+# ---------------------------------------------------------------------- tensorgrad.compiler
+
+def test_is_compiling_is_true_only_while_a_step_is_traced_without_torch():
+    seen = []
+
+    def step(x):
+        seen.append(tg.compiler.is_compiling())
+        return (x * 2).sum()
+
+    compiled = tg.compile(step)
+    values = [compiled(tg.ones(3)).item() for _ in range(3)]
+    assert values == [6.0] * 3
+    assert seen == [False, True]        # the eager first call, then the one trace
+    assert not tg.compiler.is_compiling() and tg.compiler.is_dynamo_compiling is tg.compiler.is_compiling
+
+
+def test_a_disabled_function_runs_its_step_eagerly_with_the_same_values_without_torch():
+    calls = []
+
+    @tg.compiler.disable(reason="it logs")
+    def log(x):
+        calls.append(x.shape)
+        return x + 1
+
+    def step(x):
+        return log(x * 2).sum()
+
+    compiled = tg.compile(step)
+    with pytest.warns(UserWarning, match="is marked torch.compiler.disable \\(it logs\\)"):
+        values = [compiled(tg.ones(3)).item() for _ in range(3)]
+    assert values == [9.0] * 3 and len(calls) == 3       # every call ran it, eagerly
+    assert "running eagerly" in compiled.explain()
+    with pytest.raises(RuntimeError, match="fullgraph=True.*torch.compiler.disable"):
+        strict = tg.compile(step, fullgraph=True)
+        for _ in range(2):
+            strict(tg.ones(3))
+    assert log(tg.ones(2)).tolist() == [2.0, 2.0]        # outside compiled steps: as it is
+
+
+def test_reset_drops_every_program_without_torch():
+    compiled = tg.compile(lambda x: (x * 3).sum())
+    for _ in range(2):
+        compiled(tg.ones(2))
+    assert compiled.explain().count("traced program") == 1
+    tg.compiler.reset()
+    for _ in range(2):
+        assert compiled(tg.ones(2)).item() == 6.0
+    assert compiled.explain().count("traced program") == 2 and "reset" in compiled.explain()
+    assert tg.compiler.allow_in_graph(len) is len
+
+
+def test_compiler_functions_behave_as_torchs_outside_compiled_steps():
+    for m in (torch, tg):
+        assert m.compiler.is_compiling() is False
+
+        @m.compiler.disable
+        def f(x):
+            return x * 2
+        assert f(m.ones(2)).tolist() == [2.0, 2.0]
+        m.compiler.reset()

@@ -10,6 +10,7 @@ import gc
 import os
 import traceback
 import warnings
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -23,7 +24,7 @@ from .._tensor import Tensor, _wrap
 from .recorder import _ACTIVE, _CELL, _FIXED, _GRAD, _Recorder
 from .program import _OUT, _Lifted, _Program, _Runner, _hyperparameters, _layout, _optimizer_guard, _owner, _resolve
 
-__all__ = ["CompiledFunction"]
+__all__ = ["CompiledFunction", "UnsupportedStep", "reset_all"]
 
 _CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError)
@@ -32,8 +33,20 @@ _LOG_LINES = 1000
 _SHAPES_WARN = 4        # distinct shapes of one argument before the warning (and dynamic=True's eager runs)
 
 
-class _Unsupported(Exception):
-    """A step this module cannot compile; it runs eagerly."""
+class UnsupportedStep(Exception):
+    """A step this module cannot compile; it runs eagerly (``fullgraph=True``: raises)."""
+
+
+_Unsupported = UnsupportedStep
+_ALL = weakref.WeakSet()        # every CompiledFunction, for ``reset_all``
+
+
+def reset_all():
+    """Drop the signatures and programs of every compiled function (``tensorgrad.compiler.reset``)."""
+    for compiled in list(_ALL):
+        compiled._signatures.clear()
+        compiled._families.clear()
+        compiled._log.append("reset: every program dropped")
 
 
 class _Retrace(Exception):
@@ -74,6 +87,7 @@ class CompiledFunction:
         self._state = state     # () -> the tensors known to be state before any call (a module's)
         self._traces = 0
         functools.update_wrapper(self, fn)
+        _ALL.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -180,7 +194,9 @@ class CompiledFunction:
                     return self._fall_back(sig, args, kwargs, "the step keeps reading new tensors from outside")
                 entries = entries + more.entries
                 reason = f"traced again to lift {len(more.entries)} more tensors"
-            except _CONCRETIZATION + (_Unsupported,) as error:
+            except _Unsupported as error:
+                return self._fall_back(sig, args, kwargs, str(error))
+            except _CONCRETIZATION as error:
                 return self._fall_back(sig, args, kwargs, _describe(error))
         sig.state = entries
         self._traces += 1
