@@ -33,10 +33,13 @@ def pytest_configure(config):
 # the longest files first (minutes on two cores), so that ``-n auto --dist loadfile`` starts
 # them at once instead of leaving one to run alone at the end
 # (measured: ``--durations=0`` summed by file)
-LONGEST_FIRST = ("test_ops.py", "test_nn.py", "test_nn_functional.py", "test_compile_guards.py", "test_compile.py",
-                 "test_seeds.py", "test_examples.py", "test_fuzz_opinfo.py", "test_nn_extra_modules.py",
-                 "test_parametrize.py", "test_views.py", "test_distributed.py", "test_programs.py",
-                 "test_distributions.py", "test_complex.py")
+LONGEST_FIRST = ("test_ops.py", "test_nn.py", "test_nn_functional.py", "test_surface.py", "test_compile.py",
+                 "test_compile_guards.py", "test_seeds.py", "test_examples.py", "test_nn_extra_modules.py",
+                 "test_parametrize.py", "test_views.py", "test_distributed.py", "test_autograd_api.py",
+                 "test_caches.py", "test_optim_complex.py", "test_func.py", "test_host_random.py",
+                 "test_gradients_at_points.py", "test_programs.py", "test_distributions.py", "test_autograd.py",
+                 "test_staged_backward.py", "test_fuzz_opinfo.py", "test_as_torch.py", "test_printing.py",
+                 "test_complex.py")
 
 
 def _rank(item):
