@@ -2,7 +2,8 @@
 
 Taken from PyTorch 2.13.0 by ``python tests/compile_tables.py``: ``torch.compile`` refuses a
 backend, mode or option it does not know, and an option value that is not of the option's
-type (None: not checked), so tensorgrad refuses the same ones."""
+type (None: not checked), so tensorgrad refuses the same ones. It is long because it lists
+all of inductor's options, one a line."""
 
 MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
