@@ -19,6 +19,7 @@ import pytest
 import tensorgrad as tg
 import tensorgrad.nn.functional as F
 from tensorgrad import _cache, _disk_cache
+from tensorgrad._autograd import engine
 from oracle import torch, _oracle  # noqa: F401  (the fixture skips tests that need PyTorch)
 
 NAN = float("nan")
@@ -86,6 +87,8 @@ def test_a_nan_configuration_fuses_its_backward():
     for _ in range(4):
         x = tg.tensor([-1.0, 2.0, 3.0], requires_grad=True)
         (F.pad(x * 2, (1, 1), value=float("nan")) * 3).nansum().backward()
+    for thread in list(engine._COMPILING.values()):     # the fused program traces on its own thread
+        thread.join()
     assert _cache.stats()["fused"]["traces"] == fused + 1
     xt = torch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
     (torch.nn.functional.pad(xt * 2, (1, 1), value=NAN) * 3).nansum().backward()
@@ -370,6 +373,7 @@ import warnings
 warnings.simplefilter("default")
 import tensorgrad as tg
 from tensorgrad import _cache, _disk_cache
+from tensorgrad._autograd import engine
 x = tg.linspace(-1, 1, 12).reshape(3, 4).requires_grad_()
 (x.sin() * x).sum().backward()
 print(_cache.disk_cache_dir(), round(float(x.grad.sum()), 5))
