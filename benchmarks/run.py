@@ -9,7 +9,9 @@
 - W4: a small CNN's SGD step, batch 64 (as W2)
 - W5: cold start: fresh processes running a model-building script, the seed tutorials and a
   short training script (``benchmarks/cold/``, ``tests/seeds/``) under PyTorch and under
-  ``python -m tensorgrad``, with an empty and with a warm compilation cache.
+  ``python -m tensorgrad``, with an empty and with a warm compilation cache. The training script
+  also runs as plain JAX (``train_first_steps_jax.py``: one ``jax.jit`` of the step, with JAX's
+  own persistent cache, empty and then warm): what XLA's compiles cost the same model.
 
 Each workload runs in a fresh process whose PyTorch and XLA thread counts are pinned to the same
 number (``--threads``, default 1: ``torch.set_num_threads``, ``OMP_NUM_THREADS``, XLA's
@@ -66,10 +68,23 @@ def _timed_run(argv, env):
     return wall, metrics
 
 
+def _jax_env(threads, cache):
+    """The environment of a plain JAX run whose persistent cache is ``cache`` (every program
+    stored, as tensorgrad stores them)."""
+    env = _env(threads)
+    env.update({"JAX_COMPILATION_CACHE_DIR": cache, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+                "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"})
+    return env
+
+
+JAX_TWINS = {"train_first_steps": os.path.join(HERE, "cold", "train_first_steps_jax.py")}
+
+
 def cold(threads, quick):
     """Wall times (with import) of each cold script: PyTorch, tensorgrad with an empty cache,
-    tensorgrad again with the cache that run filled. tensorgrad's bytecode is compiled first, as
-    an install does (PyTorch's was, by pip)."""
+    tensorgrad again with the cache that run filled, and where the script has a plain JAX twin,
+    that twin with an empty and a warm cache of JAX's own. tensorgrad's bytecode is compiled
+    first, as an install does (PyTorch's was, by pip)."""
     subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "tensorgrad")], check=True,
                    env=_env(threads))
     seeds = sorted(f for f in os.listdir(os.path.join(ROOT, "tests", "seeds")) if f.endswith(".py") and f != "runner.py")
@@ -85,6 +100,13 @@ def cold(threads, quick):
                     argv = [sys.executable, path] if mode == "torch" else [sys.executable, "-m", "tensorgrad", path]
                     wall, metrics = _timed_run(argv, _env(threads, cache))
                     row[mode] += wall
+                    for key, value in metrics.items():
+                        row["metrics"][f"{key} ({mode})"] = value
+        if name in JAX_TWINS:
+            with tempfile.TemporaryDirectory() as cache:
+                for mode in ("jax empty", "jax warm"):
+                    wall, metrics = _timed_run([sys.executable, JAX_TWINS[name]], _jax_env(threads, cache))
+                    row[mode] = wall
                     for key, value in metrics.items():
                         row["metrics"][f"{key} ({mode})"] = value
         rows[name] = row
@@ -114,6 +136,8 @@ def main():
         for name, row in cold(args.threads, args.quick).items():
             print(f"  {name:18s} torch {row['torch']:6.2f}  tensorgrad empty cache {row['empty']:6.2f} "
                   f"{_ratio(row['empty'], row['torch'])}  warm cache {row['warm']:6.2f} {_ratio(row['warm'], row['torch'])}")
+            if "jax empty" in row:
+                print(f"  {'':18s} plain JAX (jax.jit)  empty cache {row['jax empty']:6.2f}  warm cache {row['jax warm']:6.2f}")
             for key, value in row["metrics"].items():
                 print(f"      {key:34s} {value * 1e3:9.1f} ms")
     print(f"\n{_load()}")
