@@ -319,3 +319,48 @@ def test_eager_and_deferred_agree_on_a_module_step(undeferred):
     on = run()
     for a, b in zip(on, off):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _cnn_step(deferred):
+    """A convolution, its ReLU, a pool and a classifier's loss, forward and backward, with the ops
+    deferred or not: the loss, the gradients, and the ops of the segments the conv's ReLU and the
+    loss were recorded in (None where nothing was deferred)."""
+    old = lazy.set_enabled(deferred)
+    try:
+        rng = np.random.default_rng(3)
+        x = tg.tensor(rng.standard_normal((4, 2, 9, 9)).astype(np.float32))
+        w = tg.tensor(rng.standard_normal((5, 2, 3, 3)).astype(np.float32), requires_grad=True)
+        b = tg.tensor(rng.standard_normal(5).astype(np.float32), requires_grad=True)
+        target = tg.tensor([0, 3, 1, 4])
+        h = tg.nn.functional.relu(tg.nn.functional.conv2d(x, w, b))
+        h_ops = _segment_ops(h)
+        logits = tg.nn.functional.max_pool2d(h, 2).flatten(1)[:, :5]
+        loss = tg.nn.functional.cross_entropy(logits, target)
+        loss_ops = _segment_ops(loss)
+        loss.backward()
+        return loss.item(), w.grad.numpy(), b.grad.numpy(), h_ops, loss_ops
+    finally:
+        lazy.set_enabled(old)
+
+
+def _segment_ops(t):
+    """The ops of the segment ``t``'s deferred result is in, None where it was not deferred."""
+    if type(t._cell) is not LazyCell:
+        return None
+    return [op.name for op, _, _, _ in t._cell.host.seg.step.equations()]
+
+
+def test_a_convolution_with_its_activation_and_a_classifier_loss_are_one_program_each():
+    value, w_grad, b_grad, h_ops, loss_ops = _cnn_step(True)
+    assert h_ops == ["convolution", "relu"]
+    assert loss_ops == ["log_softmax", "nll_loss"]
+    # the same bits as each op's own kernel
+    eager = _cnn_step(False)
+    assert eager[3] is None and eager[4] is None
+    assert value == eager[0]
+    np.testing.assert_array_equal(w_grad, eager[1])
+    np.testing.assert_array_equal(b_grad, eager[2])
+    before = _cache.stats()["kernels"]["traces"]
+    for _ in range(3):
+        _cnn_step(True)
+    assert _cache.stats()["kernels"]["traces"] == before

@@ -1,5 +1,6 @@
-"""Deferred results: elementwise ops and whole reductions recorded when called, computed
-together, as one compiled program, when something first reads one of them.
+"""Deferred results: elementwise ops, whole reductions, convolutions and the classification loss
+recorded when called, computed together, as one compiled program, when something first reads one
+of them.
 
 An eager op pays a compiled call (about 5 us on a CPU, where PyTorch's whole op takes 2-3 us);
 a chain of small ops is dominated by it. So an op marked ``lazy`` (``DEFERRED`` below) whose
@@ -37,18 +38,22 @@ import numpy as np
 from jax._src.array import ArrayImpl
 
 from .._cache import _SWEEP, KERNELS, NUMBER_FREE, _top_level, config_key, jit
-from .._ops import elementwise as _elementwise, reduction as _reduction  # noqa: F401  (registers DEFERRED)
+from .._ops import elementwise as _elementwise, nn_activation as _nn_activation, nn_conv as _nn_conv  # noqa: F401
+from .._ops import nn_loss as _nn_loss, reduction as _reduction  # noqa: F401  (they register DEFERRED)
 from .._ops.registry import OPS
 from .cell import Cell, LazyCell, set_flush
 
 MAX_EQS = 256
 _MAX_STEPS = 200_000        # the trie is dropped (and grows again) beyond this many steps
 
-# The ops deferred: elementwise arithmetic and math, casts, and whole sums and means.
+# The ops deferred: elementwise arithmetic and math, casts, and whole sums and means; and
+# convolutions and the log-softmax and NLL loss of ``cross_entropy``, so that a convolution and the
+# activation after it, and a classifier's loss, are one program each (compiled once, called once)
 DEFERRED = (
     "add", "sub", "rsub", "mul", "div", "neg", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "sigmoid", "relu", "reciprocal", "square", "pow", "pow_tensor", "sum", "mean",
+    "convolution", "log_softmax", "nll_loss",
 )
 
 
