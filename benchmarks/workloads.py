@@ -22,17 +22,23 @@ from chain_bench import _JaxModule as _Jnp, chain as _chain     # the 50 ops (th
 jax.config.update("jax_enable_x64", True)
 
 
-def _median_time(step, sync, warmup, repeats, inner):
-    for _ in range(warmup):
-        sync(step())
-    samples = []
+def _median_times(ways, warmup, repeats, inner):
+    """Seconds per step of each way (``{name: (step, sync)}``): the median of ``repeats`` samples
+    of ``inner`` steps each, taken in turns (one sample of every way, then the next round), so
+    that a machine whose speed drifts during the run (a shared one) slows every way alike and the
+    ratios hold."""
+    for step, sync in ways.values():
+        for _ in range(warmup):
+            sync(step())
+    samples = {name: [] for name in ways}
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            out = step()
-        sync(out)
-        samples.append((time.perf_counter() - start) / inner)
-    return statistics.median(samples)
+        for name, (step, sync) in ways.items():
+            start = time.perf_counter()
+            for _ in range(inner):
+                out = step()
+            sync(out)
+            samples[name].append((time.perf_counter() - start) / inner)
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def _torch():
@@ -72,9 +78,9 @@ def w1(quick):
 
     grad = jax.jit(jax.grad(lambda x: _chain(_Jnp, x).sum()))
     x_j = jnp.asarray(data)
-    n = (3, 5, 20) if quick else (5, 7, 50)
-    return {"tensorgrad": _median_time(tg_step, _sync_tg, *n), "torch": _median_time(torch_step, _sync_torch, *n),
-            "jax.jit": _median_time(lambda: grad(x_j), _sync_jax, *n)}
+    n = (3, 5, 20) if quick else (5, 15, 25)
+    return _median_times({"tensorgrad": (tg_step, _sync_tg), "torch": (torch_step, _sync_torch),
+                          "jax.jit": (lambda: grad(x_j), _sync_jax)}, *n)
 
 
 # ---------------------------------------------------------------------- models shared by W2 and W4
@@ -169,9 +175,9 @@ def _training(kind, x_np, y_np, quick, lr=0.01):
     def jax_step():
         state["p"], value = step(state["p"], xj, yj)
         return value
-    n = (3, 5, 5) if quick else (5, 7, 20)
-    return {"tensorgrad": _median_time(tg_step, _sync_tg, *n), "tensorgrad.compile": _median_time(compiled, _sync_tg, *n),
-            "torch": _median_time(torch_step, _sync_torch, *n), "jax.jit": _median_time(jax_step, _sync_jax, *n)}
+    n = (3, 5, 5) if quick else (5, 15, 10)
+    return _median_times({"tensorgrad": (tg_step, _sync_tg), "tensorgrad.compile": (compiled, _sync_tg),
+                          "torch": (torch_step, _sync_torch), "jax.jit": (jax_step, _sync_jax)}, *n)
 
 
 def w2(quick):
@@ -221,9 +227,8 @@ def w3(quick):
     grad = jax.jit(jax.value_and_grad(lambda ws: chain(ws, jnp)))
     j_w = [jnp.asarray(m) for m in mats]
     counts = (2, 3, 2) if quick else (2, 5, 3)
-    return {"tensorgrad": _median_time(tg_step, _sync_tg, *counts),
-            "torch": _median_time(torch_step, _sync_torch, *counts),
-            "jax.jit": _median_time(lambda: grad(j_w), _sync_jax, *counts)}
+    return _median_times({"tensorgrad": (tg_step, _sync_tg), "torch": (torch_step, _sync_torch),
+                          "jax.jit": (lambda: grad(j_w), _sync_jax)}, *counts)
 
 
 WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W4": w4}
